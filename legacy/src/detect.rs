@@ -1,0 +1,463 @@
+//! Detection: what a document is, which versions could have written it, and why. Each fact found
+//! in the file narrows the set of versions; facts that only hand-made files would break (a key the
+//! SDK always writes) narrow it only when they agree with the rest.
+
+use std::fmt;
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use crate::error::{ErrorKind, ParseError};
+use crate::json::{escape_pointer_token, located};
+use crate::version::{Version, VersionSet};
+use Version::*;
+
+/// What kind of document the bytes hold.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DocKind {
+    /// A `Workflow`/`PlanRun`.
+    Run,
+    /// A legacy `Plan`.
+    Plan,
+    /// An `EndUser` file.
+    EndUser,
+    /// A stored output (`Output`/`LocalDataValue`/`AgentMemoryValue`), e.g. an agent-memory file.
+    Output,
+    /// A `ToolCallRecord`.
+    ToolCall,
+    /// A `Config`.
+    Config,
+    /// One `StepOutputValue` of a RunContext.
+    StepOutputValue,
+    /// A list of `StepOutputValue`s.
+    StepOutputValues,
+    /// The serialisable part of a legacy `RunContext`.
+    RunContext,
+}
+
+impl DocKind {
+    /// The kind's name in reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DocKind::Run => "run",
+            DocKind::Plan => "plan",
+            DocKind::EndUser => "end_user",
+            DocKind::Output => "output",
+            DocKind::ToolCall => "tool_call",
+            DocKind::Config => "config",
+            DocKind::StepOutputValue => "step_output_value",
+            DocKind::StepOutputValues => "step_output_values",
+            DocKind::RunContext => "run_context",
+        }
+    }
+}
+
+/// One fact about the document and the versions it allows.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Evidence {
+    /// Where the fact was seen.
+    pub pointer: String,
+    /// The fact, in words.
+    pub fact: String,
+    /// The versions that write documents with this fact.
+    pub versions: VersionSet,
+    /// False when the fact disagreed with stronger evidence and was set aside.
+    pub used: bool,
+}
+
+/// The result of detection.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Detection {
+    /// What the document is.
+    pub kind: DocKind,
+    /// Every version that could have written it.
+    pub versions: VersionSet,
+    /// The facts behind `versions`.
+    pub evidence: Vec<Evidence>,
+}
+
+impl Detection {
+    /// The version the document is read and re-emitted as: the newest one the evidence allows.
+    pub fn version(&self) -> Version {
+        self.versions.newest().unwrap_or(R6)
+    }
+}
+
+impl fmt::Display for Detection {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} {}", self.kind.as_str(), self.versions)?;
+        let facts: Vec<String> = self
+            .evidence
+            .iter()
+            .filter(|e| e.used)
+            .map(|e| e.fact.clone())
+            .collect();
+        if !facts.is_empty() {
+            write!(f, " ({})", facts.join("; "))?;
+        }
+        Ok(())
+    }
+}
+
+/// Collects facts, hard (the SDK could not have written otherwise) and soft (only hand-made files
+/// break them).
+struct Facts<'a> {
+    src: &'a [u8],
+    hard: Vec<Evidence>,
+    soft: Vec<Evidence>,
+}
+
+impl Facts<'_> {
+    fn hard(&mut self, pointer: String, fact: impl Into<String>, versions: VersionSet) {
+        self.hard.push(Evidence {
+            pointer,
+            fact: fact.into(),
+            versions,
+            used: true,
+        });
+    }
+
+    fn soft(&mut self, pointer: String, fact: impl Into<String>, versions: VersionSet) {
+        self.soft.push(Evidence {
+            pointer,
+            fact: fact.into(),
+            versions,
+            used: true,
+        });
+    }
+
+    fn conclude(self, kind: DocKind) -> Result<Detection, ParseError> {
+        let mut versions = VersionSet::ALL;
+        for (i, fact) in self.hard.iter().enumerate() {
+            let narrowed = versions.intersect(fact.versions);
+            if narrowed.is_empty() {
+                let earlier: Vec<String> = self.hard[..i]
+                    .iter()
+                    .map(|e| format!("{} ({})", e.fact, e.versions))
+                    .collect();
+                return Err(located(
+                    self.src,
+                    fact.pointer.clone(),
+                    ErrorKind::Unrecognised,
+                    format!(
+                        "contradictory {}: {} says {}, but {} say {}",
+                        kind.as_str(),
+                        fact.fact,
+                        fact.versions,
+                        earlier.join(", "),
+                        versions
+                    ),
+                ));
+            }
+            versions = narrowed;
+        }
+        let mut evidence = self.hard;
+        for mut fact in self.soft {
+            let narrowed = versions.intersect(fact.versions);
+            if narrowed.is_empty() {
+                fact.used = false;
+            } else {
+                versions = narrowed;
+            }
+            evidence.push(fact);
+        }
+        Ok(Detection {
+            kind,
+            versions,
+            evidence,
+        })
+    }
+}
+
+fn all(first: Version, last: Version) -> VersionSet {
+    VersionSet::range(first, last)
+}
+
+fn child(pointer: &str, key: &str) -> String {
+    format!("{pointer}/{}", escape_pointer_token(key))
+}
+
+/// Says what the document is and which versions could have written it.
+pub fn detect_tree(src: &[u8], tree: &Value) -> Result<Detection, ParseError> {
+    let mut facts = Facts {
+        src,
+        hard: Vec::new(),
+        soft: Vec::new(),
+    };
+    let obj = match tree {
+        Value::Object(obj) => obj,
+        Value::Array(items) if !items.is_empty() && items.iter().all(is_step_output_value) => {
+            facts.hard(String::new(), "a list of RunContext.step_output_values (v0.8.0+)", all(R6, R6));
+            return facts.conclude(DocKind::StepOutputValues);
+        }
+        other => return Err(unrecognised(src, other)),
+    };
+    let has = |key: &str| obj.contains_key(key);
+    let kind = if has("plan_id") {
+        run_facts(&mut facts, obj);
+        DocKind::Run
+    } else if has("plan_context") || has("steps") {
+        plan_facts(&mut facts, obj);
+        DocKind::Plan
+    } else if has("plan_run") && has("legacy_plan") {
+        facts.hard(String::new(), "a legacy RunContext snapshot (v0.8.0+)", all(R6, R6));
+        DocKind::RunContext
+    } else if has("external_id") {
+        end_user_facts(&mut facts, obj);
+        DocKind::EndUser
+    } else if has("tool_name") {
+        tool_call_facts(&mut facts, obj);
+        DocKind::ToolCall
+    } else if is_step_output_value(tree) {
+        facts.hard(String::new(), "a RunContext StepOutputValue (v0.8.0+)", all(R6, R6));
+        DocKind::StepOutputValue
+    } else if has("output_name") {
+        facts.hard("/output_name".into(), "an AgentMemoryValue", all(R2, R6));
+        DocKind::Output
+    } else if !obj.is_empty() && obj.keys().all(|k| k == "value" || k == "summary") {
+        facts.hard(String::new(), "an Output/LocalDataValue (the same wire in every version)", VersionSet::ALL);
+        DocKind::Output
+    } else if has("portia_api_endpoint") || has("llm_provider") || has("models") || has("storage_class") {
+        facts.hard(String::new(), "a Config (the HEAD model)", all(R6, R6));
+        DocKind::Config
+    } else {
+        return Err(unrecognised(src, tree));
+    };
+    facts.conclude(kind)
+}
+
+fn is_step_output_value(value: &Value) -> bool {
+    value
+        .as_object()
+        .is_some_and(|o| o.contains_key("step_name") && o.contains_key("step_num"))
+}
+
+fn unrecognised(src: &[u8], tree: &Value) -> ParseError {
+    let shape = match tree {
+        Value::Object(obj) => format!(
+            "an object with keys {}",
+            obj.keys().take(8).map(|k| format!("{k:?}")).collect::<Vec<_>>().join(", ")
+        ),
+        Value::Array(_) => "an array".to_owned(),
+        other => format!("a {}", json_type(other)),
+    };
+    located(
+        src,
+        String::new(),
+        ErrorKind::Unrecognised,
+        format!("not a legacy Portia document: found {shape}; expected a run (plan_id), plan (plan_context), end user (external_id), output (value/summary or output_name), tool call, config or step output value"),
+    )
+}
+
+fn json_type(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+fn prefix_of(value: Option<&Value>) -> Option<&str> {
+    value?.as_str()?.split_once('-').map(|(p, _)| p)
+}
+
+fn run_prefix_fact(facts: &mut Facts, pointer: String, value: Option<&Value>, what: &str) {
+    match prefix_of(value) {
+        Some("wkfl") => facts.hard(pointer, format!("{what} prefix wkfl-"), all(W1, W1)),
+        Some("pr") => facts.hard(pointer, format!("{what} prefix pr-"), all(R0, R0)),
+        Some("prun") => facts.hard(pointer, format!("{what} prefix prun-"), all(R1, R6)),
+        _ => {}
+    }
+}
+
+fn run_facts(facts: &mut Facts, obj: &Map<String, Value>) {
+    run_prefix_fact(facts, "/id".into(), obj.get("id"), "id");
+    if obj.contains_key("current_step_id") {
+        facts.soft("/current_step_id".into(), "current_step_id dialect (read as current_step_index)", VersionSet::ALL);
+    }
+    match obj.get("execution_context") {
+        Some(ec) => {
+            facts.hard("/execution_context".into(), "has execution_context", all(W1, R5));
+            if let Some(ec) = ec.as_object() {
+                context_facts(facts, ec);
+            }
+        }
+        None => facts.soft("".into(), "no execution_context", all(R6, R6)),
+    }
+    if obj.contains_key("end_user_id") {
+        facts.hard("/end_user_id".into(), "top-level end_user_id", all(R4, R6));
+    } else {
+        facts.hard("".into(), "no top-level end_user_id", all(W1, R3));
+    }
+    if obj.contains_key("plan_run_inputs") {
+        facts.hard("/plan_run_inputs".into(), "has plan_run_inputs", all(R5, R6));
+    } else {
+        facts.soft("".into(), "no plan_run_inputs", all(W1, R4));
+    }
+    let Some(outputs) = obj.get("outputs").and_then(Value::as_object) else {
+        return;
+    };
+    let step_outputs = outputs.get("step_outputs").and_then(Value::as_object);
+    let mut all_outputs: Vec<(String, &Value)> = step_outputs
+        .into_iter()
+        .flatten()
+        .map(|(k, v)| (child("/outputs/step_outputs", k), v))
+        .collect();
+    if let Some(final_output) = outputs.get("final_output") {
+        all_outputs.push(("/outputs/final_output".into(), final_output));
+    }
+    if let Some((pointer, _)) = all_outputs
+        .iter()
+        .find(|(_, v)| v.get("output_name").is_some())
+    {
+        facts.hard(pointer.clone(), "an agent-memory output", all(R2, R6));
+    }
+    for (i, clar) in outputs
+        .get("clarifications")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
+        if let Some(clar) = clar.as_object() {
+            clarification_facts(facts, &format!("/outputs/clarifications/{i}"), clar);
+        }
+    }
+}
+
+fn context_facts(facts: &mut Facts, ec: &Map<String, Value>) {
+    let p = |k: &str| child("/execution_context", k);
+    let old_ext = ["planner_system_context_extension", "agent_system_context_extension"];
+    let new_ext = [
+        "planning_agent_system_context_extension",
+        "execution_agent_system_context_extension",
+    ];
+    if let Some(k) = old_ext.iter().find(|k| ec.contains_key(**k)) {
+        facts.hard(p(k), format!("execution_context has {k}"), all(W1, W1));
+    } else if let Some(k) = new_ext.iter().find(|k| ec.contains_key(**k)) {
+        facts.hard(p(k), format!("execution_context has {k}"), all(R0, R2));
+    } else {
+        facts.soft(p(""), "execution_context has no system-context extensions", all(R3, R5));
+    }
+    if ec.contains_key("end_user_id") {
+        facts.hard(p("end_user_id"), "execution_context has end_user_id", all(W1, R3));
+    } else {
+        facts.soft(p(""), "execution_context has no end_user_id", all(R4, R5));
+    }
+}
+
+fn clarification_facts(facts: &mut Facts, pointer: &str, clar: &Map<String, Value>) {
+    if clar.contains_key("workflow_id") {
+        facts.hard(child(pointer, "workflow_id"), "clarification workflow_id", all(W1, W1));
+        run_prefix_fact(facts, child(pointer, "workflow_id"), clar.get("workflow_id"), "clarification workflow_id");
+    }
+    if clar.contains_key("plan_run_id") {
+        facts.hard(child(pointer, "plan_run_id"), "clarification plan_run_id", all(R0, R6));
+        run_prefix_fact(facts, child(pointer, "plan_run_id"), clar.get("plan_run_id"), "clarification plan_run_id");
+    }
+    match clar.get("category").and_then(Value::as_str) {
+        Some("Argument") => facts.hard(child(pointer, "category"), "category \"Argument\"", all(W1, R1)),
+        Some("User Verification") => facts.hard(child(pointer, "category"), "category \"User Verification\" (v0.4.0+)", all(R6, R6)),
+        Some("Action") if clar.contains_key("require_confirmation") => {
+            facts.hard(child(pointer, "require_confirmation"), "Action clarification with require_confirmation (v0.3.0+)", all(R4, R6));
+        }
+        Some("Action") => facts.soft(pointer.to_owned(), "Action clarification without require_confirmation", all(W1, R3)),
+        _ => {}
+    }
+    if clar.contains_key("source") {
+        facts.hard(child(pointer, "source"), "clarification source (v0.4.0+)", all(R6, R6));
+    }
+}
+
+fn plan_facts(facts: &mut Facts, obj: &Map<String, Value>) {
+    let steps: Vec<&Map<String, Value>> = obj
+        .get("steps")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_object)
+        .collect();
+    let declared = ["task", "inputs", "tool_id", "output", "condition"];
+    let mut variables = 0;
+    let mut with_value = None;
+    let mut without_description = None;
+    for (i, step) in steps.iter().enumerate() {
+        for (j, var) in step
+            .get("inputs")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .enumerate()
+        {
+            variables += 1;
+            let p = format!("/steps/{i}/inputs/{j}");
+            if var.get("value").is_some() && with_value.is_none() {
+                with_value = Some(child(&p, "value"));
+            }
+            if var.get("description").is_none() && without_description.is_none() {
+                without_description = Some(p);
+            }
+        }
+        if let Some(extra) = step.keys().find(|k| !declared.contains(&k.as_str())) {
+            facts.hard(child(&format!("/steps/{i}"), extra), format!("step key {extra:?} kept by extra=\"allow\" (0.1.7+)"), all(R1, R6));
+        }
+    }
+    match with_value {
+        Some(p) => facts.hard(p, "Variable.value (removed in v0.1.12)", all(W1, R1)),
+        None if variables > 0 => facts.soft("/steps".into(), "no Variable.value", all(R2, R6)),
+        None => {}
+    }
+    if let Some(p) = without_description {
+        facts.hard(p, "Variable without description (v0.7.0+)", all(R6, R6));
+    }
+    match steps.iter().position(|s| s.contains_key("condition")) {
+        Some(i) => facts.hard(format!("/steps/{i}/condition"), "Step.condition (0.1.8+)", all(R1, R6)),
+        None if !steps.is_empty() => facts.soft("/steps".into(), "no Step.condition", all(W1, R1)),
+        None => {}
+    }
+    if let Some(tools) = obj
+        .get("plan_context")
+        .and_then(|c| c.get("tool_ids"))
+        .and_then(Value::as_array)
+    {
+        let names: Vec<&str> = tools.iter().filter_map(Value::as_str).collect();
+        if names.windows(2).any(|w| w[0] > w[1]) {
+            facts.hard("/plan_context/tool_ids".into(), "unsorted tool_ids (sorted from 0.1.6)", all(W1, R1));
+        }
+    }
+    if obj.contains_key("inputs") {
+        facts.hard("/inputs".into(), "plan `inputs` (v0.3.2–v0.3.3)", all(R5, R5));
+    } else if obj.contains_key("plan_inputs") {
+        facts.hard("/plan_inputs".into(), "plan_inputs (v0.3.4+)", all(R6, R6));
+    } else {
+        facts.soft("".into(), "no plan inputs", all(W1, R4));
+    }
+}
+
+fn end_user_facts(facts: &mut Facts, obj: &Map<String, Value>) {
+    facts.hard("".into(), "an EndUser (v0.3.0+)", all(R4, R6));
+    if let Some((k, _)) = obj
+        .get("additional_data")
+        .and_then(Value::as_object)
+        .and_then(|d| d.iter().find(|(_, v)| v.is_null()))
+    {
+        facts.hard(child("/additional_data", k), "null additional_data value (v0.3.5+)", all(R6, R6));
+    }
+}
+
+fn tool_call_facts(facts: &mut Facts, obj: &Map<String, Value>) {
+    if obj.contains_key("workflow_id") {
+        facts.hard("/workflow_id".into(), "tool call workflow_id", all(W1, W1));
+    }
+    run_prefix_fact(facts, "/workflow_id".into(), obj.get("workflow_id"), "workflow_id");
+    run_prefix_fact(facts, "/plan_run_id".into(), obj.get("plan_run_id"), "plan_run_id");
+    if obj.contains_key("additional_data") {
+        facts.hard("/additional_data".into(), "tool call additional_data", all(W1, R5));
+    } else {
+        facts.hard("".into(), "tool call without additional_data", all(R6, R6));
+    }
+}

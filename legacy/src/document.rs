@@ -1,0 +1,344 @@
+//! Reading any legacy document from bytes (detect, then parse as the detected version) and
+//! writing it back exactly as the SDK would.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::context::{EndUser, StepOutputValue, ToolCallRecord};
+use crate::detect::{detect_tree, DocKind, Detection};
+use crate::error::{ErrorKind, ParseError};
+use crate::id::{Prefix, PrefixedId, RunId};
+use crate::json::{from_tree, located, parse_value, to_sdk_json};
+use crate::output::Output;
+use crate::plan::Plan;
+use crate::run::{
+    LegacyRun, Outputs, RunR1, RunR2, RunR3, RunR4, RunR5, RunR6, RunW1,
+};
+use crate::version::Version;
+use crate::{Config, Clarification};
+
+/// The serialisable part of the HEAD `RunContext` (§4); the SDK never wrote one, so its key order
+/// is this toolkit's. `plan` (PlanV2) is not part of it: the SDK cannot serialise PlanV2.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunContextSnapshot {
+    /// The legacy plan the run executes.
+    pub legacy_plan: Plan,
+    /// The run, in its HEAD form.
+    pub plan_run: RunR6,
+    /// The run's end user.
+    pub end_user: EndUser,
+    /// Step results with native values.
+    #[serde(default)]
+    pub step_output_values: Vec<StepOutputValue>,
+    /// The run's configuration (secrets masked on output).
+    pub config: Config,
+}
+
+/// Any legacy document.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum LegacyDocument {
+    /// A run.
+    Run(LegacyRun),
+    /// A plan.
+    Plan(Plan),
+    /// An end user.
+    EndUser(EndUser),
+    /// A stored output.
+    Output(Output),
+    /// A tool call record.
+    ToolCall(ToolCallRecord),
+    /// A config.
+    Config(Box<Config>),
+    /// One step output value.
+    StepOutputValue(StepOutputValue),
+    /// A list of step output values.
+    StepOutputValues(Vec<StepOutputValue>),
+    /// A RunContext snapshot.
+    RunContext(Box<RunContextSnapshot>),
+}
+
+/// Which key a run used for its step position.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum StepKey {
+    /// `current_step_index`, as the SDK writes it.
+    #[default]
+    Index,
+    /// `current_step_id`, the dialect of the user's own design.
+    Id,
+}
+
+/// How the SDK's writer would change a document that was not written by it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "change", rename_all = "snake_case")]
+pub enum Normalization {
+    /// A key was absent; the SDK writes its default.
+    Defaulted {
+        /// Where.
+        pointer: String,
+        /// The default written.
+        value: Value,
+    },
+    /// A key the SDK model ignores; it is not written back.
+    Dropped {
+        /// Where.
+        pointer: String,
+        /// What was there.
+        value: Value,
+    },
+    /// A value read leniently and written canonically (`"1"` → `1`, an uppercase UUID, …).
+    Coerced {
+        /// Where.
+        pointer: String,
+        /// As read.
+        from: Value,
+        /// As written.
+        to: Value,
+    },
+    /// Same values, but key order or layout differs from the SDK's.
+    Reformatted,
+}
+
+/// A parsed document with its detection and what re-emission changes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Parsed {
+    /// The typed document.
+    pub document: LegacyDocument,
+    /// What it is and which versions could have written it.
+    pub detection: Detection,
+    /// Which step-position key a run used.
+    pub step_key: StepKey,
+    /// Differences between the input and its re-emission; empty for every file the SDK wrote.
+    pub normalizations: Vec<Normalization>,
+}
+
+impl Parsed {
+    /// Writes the document back in the SDK's format (`model_dump_json(indent=4)`).
+    pub fn to_sdk_json(&self) -> String {
+        match self.step_key {
+            StepKey::Index => to_sdk_json(&self.document),
+            StepKey::Id => {
+                let tree = serde_json::to_value(&self.document).expect("documents are JSON");
+                to_sdk_json(&rename_key(tree, "current_step_index", "current_step_id"))
+            }
+        }
+    }
+
+    /// The run, if the document is one.
+    pub fn as_run(&self) -> Option<&LegacyRun> {
+        match &self.document {
+            LegacyDocument::Run(run) => Some(run),
+            _ => None,
+        }
+    }
+}
+
+/// Detects and parses a legacy document.
+pub fn parse(src: &[u8]) -> Result<Parsed, ParseError> {
+    let input = parse_value(src)?;
+    let detection = detect_tree(src, &input)?;
+    let (document, step_key) = read_document(src, &input, &detection)?;
+    let mut parsed = Parsed {
+        document,
+        detection,
+        step_key,
+        normalizations: Vec::new(),
+    };
+    let emitted = parsed.to_sdk_json();
+    if emitted.as_bytes() != src {
+        let out: Value = serde_json::from_str(&emitted).expect("re-emitted JSON parses");
+        diff(&input, &out, &mut String::new(), &mut parsed.normalizations);
+        if parsed.normalizations.is_empty() {
+            parsed.normalizations.push(Normalization::Reformatted);
+        }
+    }
+    Ok(parsed)
+}
+
+/// Only detects: what the document is and which versions could have written it.
+pub fn detect(src: &[u8]) -> Result<Detection, ParseError> {
+    detect_tree(src, &parse_value(src)?)
+}
+
+fn read_document(
+    src: &[u8],
+    input: &Value,
+    detection: &Detection,
+) -> Result<(LegacyDocument, StepKey), ParseError> {
+    let document = match detection.kind {
+        DocKind::Run => return read_run(src, input, detection.version()),
+        DocKind::Plan => LegacyDocument::Plan(from_tree(src, input)?),
+        DocKind::EndUser => LegacyDocument::EndUser(from_tree(src, input)?),
+        DocKind::Output => {
+            let output: Output = from_tree(src, input)?;
+            check_memory_owner(src, "", &output)?;
+            LegacyDocument::Output(output)
+        }
+        DocKind::ToolCall => LegacyDocument::ToolCall(from_tree(src, input)?),
+        DocKind::Config => LegacyDocument::Config(from_tree(src, input)?),
+        DocKind::StepOutputValue => LegacyDocument::StepOutputValue(from_tree(src, input)?),
+        DocKind::StepOutputValues => LegacyDocument::StepOutputValues(from_tree(src, input)?),
+        DocKind::RunContext => LegacyDocument::RunContext(from_tree(src, input)?),
+    };
+    Ok((document, StepKey::Index))
+}
+
+fn read_run(src: &[u8], input: &Value, version: Version) -> Result<(LegacyDocument, StepKey), ParseError> {
+    let obj = input.as_object().expect("detection found an object");
+    let (tree, step_key) = if obj.contains_key("current_step_id") {
+        if obj.contains_key("current_step_index") {
+            return Err(located(
+                src,
+                "/current_step_id".into(),
+                ErrorKind::Data,
+                "a run has current_step_index or its dialect name current_step_id, not both".into(),
+            ));
+        }
+        let renamed = rename_key(input.clone(), "current_step_id", "current_step_index");
+        (std::borrow::Cow::Owned(renamed), StepKey::Id)
+    } else {
+        (std::borrow::Cow::Borrowed(input), StepKey::Index)
+    };
+    let tree = tree.as_ref();
+    let mut run = match version {
+        Version::W1 => LegacyRun::W1(from_tree::<RunW1>(src, tree)?),
+        Version::R0 => LegacyRun::R0(from_tree::<RunR1>(src, tree)?),
+        Version::R1 => LegacyRun::R1(from_tree::<RunR1>(src, tree)?),
+        Version::R2 => LegacyRun::R2(from_tree::<RunR2>(src, tree)?),
+        Version::R3 => LegacyRun::R3(from_tree::<RunR3>(src, tree)?),
+        Version::R4 => LegacyRun::R4(from_tree::<RunR4>(src, tree)?),
+        Version::R5 => LegacyRun::R5(from_tree::<RunR5>(src, tree)?),
+        Version::R6 => LegacyRun::R6(from_tree::<RunR6>(src, tree)?),
+    };
+    settle_run_ids(&mut run);
+    check_run_outputs(src, &run)?;
+    Ok((LegacyDocument::Run(run), step_key))
+}
+
+/// Ids given as `{"uuid": …}` objects carry no prefix; they take the run version's prefix, as the
+/// SDK's typed field does. String ids already agree with the version (detection checked them).
+fn settle_run_ids(run: &mut LegacyRun) {
+    let prefix = run.version().run_prefix();
+    let fix = |id: &mut RunId| *id = RunId(id.0.with_prefix(prefix));
+    macro_rules! settle {
+        ($r:expr) => {{
+            if let Some(id) = $r.id.as_mut() {
+                fix(id);
+            }
+            for clar in &mut $r.outputs.clarifications {
+                settle_clarification(clar, prefix);
+            }
+        }};
+    }
+    match run {
+        LegacyRun::W1(r) => settle!(r),
+        LegacyRun::R0(r) | LegacyRun::R1(r) => settle!(r),
+        LegacyRun::R2(r) => settle!(r),
+        LegacyRun::R3(r) => settle!(r),
+        LegacyRun::R4(r) => settle!(r),
+        LegacyRun::R5(r) => settle!(r),
+        LegacyRun::R6(r) => settle!(r),
+    }
+}
+
+fn settle_clarification(clar: &mut Clarification, prefix: Prefix) {
+    if let Some((_, Some(id))) = clar.run_ref.as_mut() {
+        *id = RunId(id.0.with_prefix(prefix));
+    }
+}
+
+fn check_run_outputs(src: &[u8], run: &LegacyRun) -> Result<(), ParseError> {
+    let outputs: Option<&Outputs<Output>> = match run {
+        LegacyRun::R2(r) => Some(&r.outputs),
+        LegacyRun::R3(r) => Some(&r.outputs),
+        LegacyRun::R4(r) => Some(&r.outputs),
+        LegacyRun::R5(r) => Some(&r.outputs),
+        LegacyRun::R6(r) => Some(&r.outputs),
+        _ => None,
+    };
+    let Some(outputs) = outputs else {
+        return Ok(());
+    };
+    for (name, output) in &outputs.step_outputs {
+        let pointer = format!("/outputs/step_outputs/{}", crate::json::escape_pointer_token(name));
+        check_memory_owner(src, &pointer, output)?;
+    }
+    if let Some(output) = &outputs.final_output {
+        check_memory_owner(src, "/outputs/final_output", output)?;
+    }
+    Ok(())
+}
+
+/// Agent memory exists from R2 on, so its owner is always a `prun-` run.
+fn check_memory_owner(src: &[u8], pointer: &str, output: &Output) -> Result<(), ParseError> {
+    match output {
+        Output::AgentMemory(memory) if memory.plan_run_id.0.prefix() != Prefix::Prun => Err(located(
+            src,
+            format!("{pointer}/plan_run_id"),
+            ErrorKind::Data,
+            format!(
+                "an AgentMemoryValue belongs to a prun- run, found {}",
+                memory.plan_run_id
+            ),
+        )),
+        _ => Ok(()),
+    }
+}
+
+fn rename_key(tree: Value, from: &str, to: &str) -> Value {
+    match tree {
+        Value::Object(obj) => Value::Object(
+            obj.into_iter()
+                .map(|(k, v)| if k == from { (to.to_owned(), v) } else { (k, v) })
+                .collect::<Map<String, Value>>(),
+        ),
+        other => other,
+    }
+}
+
+fn diff(input: &Value, output: &Value, pointer: &mut String, out: &mut Vec<Normalization>) {
+    match (input, output) {
+        (Value::Object(a), Value::Object(b)) => {
+            for (key, value) in a {
+                let len = pointer.len();
+                pointer.push('/');
+                pointer.push_str(&crate::json::escape_pointer_token(key));
+                match b.get(key) {
+                    Some(other) => diff(value, other, pointer, out),
+                    None => out.push(Normalization::Dropped {
+                        pointer: pointer.clone(),
+                        value: value.clone(),
+                    }),
+                }
+                pointer.truncate(len);
+            }
+            for (key, value) in b.iter().filter(|(k, _)| !a.contains_key(*k)) {
+                out.push(Normalization::Defaulted {
+                    pointer: format!("{pointer}/{}", crate::json::escape_pointer_token(key)),
+                    value: value.clone(),
+                });
+            }
+        }
+        (Value::Array(a), Value::Array(b)) if a.len() == b.len() => {
+            for (i, (x, y)) in a.iter().zip(b).enumerate() {
+                let len = pointer.len();
+                pointer.push_str(&format!("/{i}"));
+                diff(x, y, pointer, out);
+                pointer.truncate(len);
+            }
+        }
+        (a, b) if a == b => {}
+        (a, b) => out.push(Normalization::Coerced {
+            pointer: pointer.clone(),
+            from: a.clone(),
+            to: b.clone(),
+        }),
+    }
+}
+
+impl From<PrefixedId> for RunId {
+    fn from(id: PrefixedId) -> Self {
+        RunId(id)
+    }
+}

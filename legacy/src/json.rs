@@ -1,0 +1,502 @@
+//! Reading JSON strictly (no duplicate keys, no `NaN`) with errors that point into the source, and
+//! writing it exactly as the SDK does (`model_dump_json(indent=4)`) or as Python's `json.dumps`.
+
+use std::fmt::Write as _;
+use std::str::FromStr;
+
+use serde::de::{self, DeserializeOwned, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Number, Value};
+
+use crate::error::{ErrorKind, ParseError};
+
+const DUPLICATE_KEY: &str = "duplicate key ";
+/// The key serde_json uses to hand an exact number through `deserialize_any` (arbitrary_precision).
+const NUMBER_TOKEN: &str = "$serde_json::private::Number";
+
+/// Parses bytes into a JSON tree, rejecting duplicate keys, and reports errors with position.
+pub fn parse_value(src: &[u8]) -> Result<Value, ParseError> {
+    let mut de = serde_json::Deserializer::from_slice(src);
+    let StrictValue(value) = serde_path_to_error::deserialize::<_, StrictValue>(&mut de)
+        .map_err(|err| syntax_error(src, err.inner(), path_to_pointer(err.path())))?;
+    de.end()
+        .map_err(|err| syntax_error(src, &err, String::new()))?;
+    Ok(value)
+}
+
+/// Reads a typed document out of an already parsed tree; errors point into `src`.
+pub fn from_tree<T: DeserializeOwned>(src: &[u8], tree: &Value) -> Result<T, ParseError> {
+    serde_path_to_error::deserialize::<_, T>(tree).map_err(|err| {
+        let pointer = path_to_pointer(err.path());
+        let message = strip_position(&err.inner().to_string());
+        located(src, pointer, ErrorKind::Data, message)
+    })
+}
+
+/// Builds an error for a value at `pointer`, finding its line and column in `src`.
+pub fn located(src: &[u8], pointer: String, kind: ErrorKind, message: String) -> ParseError {
+    let (line, column) = offset_of_pointer(src, &pointer)
+        .map(|offset| line_column(src, offset))
+        .unwrap_or((0, 0));
+    ParseError {
+        path: None,
+        pointer,
+        line,
+        column,
+        kind,
+        message,
+    }
+}
+
+fn syntax_error(src: &[u8], inner: &serde_json::Error, key_pointer: String) -> ParseError {
+    let (line, column) = (inner.line(), inner.column());
+    let offset = offset_of_line_column(src, line, column);
+    let raw = strip_position(&inner.to_string());
+    let at = |o: usize| src.get(o.saturating_sub(1)..).unwrap_or_default();
+    let (kind, message) = if let Some(key) = raw.strip_prefix(DUPLICATE_KEY) {
+        (
+            ErrorKind::DuplicateKey,
+            format!("duplicate key {key} in one object (the SDK would silently keep the last one; remove one of them)"),
+        )
+    } else if raw.contains("recursion limit") {
+        (
+            ErrorKind::TooDeep,
+            "nesting deeper than 128 levels is not accepted".to_owned(),
+        )
+    } else if starts_non_finite(at(offset)) || starts_non_finite(at(offset + 1)) {
+        (
+            ErrorKind::NonFiniteNumber,
+            "NaN and Infinity are not JSON numbers (Python's json writes them; pydantic writes null): replace with null or a string".to_owned(),
+        )
+    } else if inner.classify() == serde_json::error::Category::Eof {
+        (
+            ErrorKind::Syntax,
+            format!("{raw} (the file is cut short)"),
+        )
+    } else {
+        (ErrorKind::Syntax, raw)
+    };
+    let pointer = if kind == ErrorKind::DuplicateKey {
+        key_pointer
+    } else {
+        pointer_at_offset(src, offset)
+    };
+    ParseError {
+        path: None,
+        pointer,
+        line,
+        column,
+        kind,
+        message,
+    }
+}
+
+fn starts_non_finite(bytes: &[u8]) -> bool {
+    let bytes = bytes.strip_prefix(b"-").unwrap_or(bytes);
+    bytes.starts_with(b"NaN") || bytes.starts_with(b"Infinity")
+}
+
+fn strip_position(message: &str) -> String {
+    match message.rfind(" at line ") {
+        Some(i) if message[i..].contains(" column ") => message[..i].to_owned(),
+        _ => message.to_owned(),
+    }
+}
+
+/// Renders a serde path as an RFC 6901 JSON pointer.
+pub fn path_to_pointer(path: &serde_path_to_error::Path) -> String {
+    use serde_path_to_error::Segment;
+    let mut out = String::new();
+    for segment in path.iter() {
+        match segment {
+            Segment::Seq { index } => {
+                let _ = write!(out, "/{index}");
+            }
+            Segment::Map { key } | Segment::Enum { variant: key } => {
+                out.push('/');
+                out.push_str(&escape_pointer_token(key));
+            }
+            Segment::Unknown => {}
+        }
+    }
+    out
+}
+
+/// Escapes one reference token of a JSON pointer (`~` → `~0`, `/` → `~1`).
+pub fn escape_pointer_token(token: &str) -> String {
+    token.replace('~', "~0").replace('/', "~1")
+}
+
+/// A JSON value read with duplicate keys rejected and number text kept exactly.
+struct StrictValue(Value);
+
+impl<'de> Deserialize<'de> for StrictValue {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(StrictVisitor).map(StrictValue)
+    }
+}
+
+struct StrictVisitor;
+
+impl<'de> Visitor<'de> for StrictVisitor {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::Number(v.into()))
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::Number(v.into()))
+    }
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Value, E> {
+        Number::from_f64(v)
+            .map(Value::Number)
+            .ok_or_else(|| E::custom("NaN and Infinity are not JSON numbers"))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(v.to_owned()))
+    }
+    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+        Ok(Value::String(v))
+    }
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_none<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1024));
+        while let Some(StrictValue(item)) = seq.next_element()? {
+            items.push(item);
+        }
+        Ok(Value::Array(items))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<Value, A::Error> {
+        let mut map = Map::new();
+        while let Some(key) = access.next_key::<String>()? {
+            if map.is_empty() && key == NUMBER_TOKEN {
+                let text: String = access.next_value()?;
+                return Number::from_str(&text)
+                    .map(Value::Number)
+                    .map_err(de::Error::custom);
+            }
+            if map.contains_key(&key) {
+                return Err(de::Error::custom(format_args!("{DUPLICATE_KEY}{key:?}")));
+            }
+            let StrictValue(value) = access.next_value()?;
+            map.insert(key, value);
+        }
+        Ok(Value::Object(map))
+    }
+}
+
+/// Writes a value exactly as pydantic's `model_dump_json(indent=4)` does.
+pub fn to_sdk_json<T: Serialize + ?Sized>(value: &T) -> String {
+    let mut out = Vec::with_capacity(1024);
+    let formatter = SdkFormatter(serde_json::ser::PrettyFormatter::with_indent(b"    "));
+    let mut ser = serde_json::Serializer::with_formatter(&mut out, formatter);
+    value
+        .serialize(&mut ser)
+        .expect("legacy models serialise to JSON infallibly");
+    String::from_utf8(out).expect("serde_json writes UTF-8")
+}
+
+/// Writes a value as Python's `json.dumps(value, ensure_ascii=False)` does (`", "` and `": "`).
+pub fn to_python_json(value: &Value) -> String {
+    let mut out = Vec::with_capacity(64);
+    let mut ser = serde_json::Serializer::with_formatter(&mut out, PythonFormatter);
+    value
+        .serialize(&mut ser)
+        .expect("JSON values serialise infallibly");
+    String::from_utf8(out).expect("serde_json writes UTF-8")
+}
+
+/// serde_json's pretty layout, with numbers written as pydantic writes them: serde_json keeps a
+/// number's text but spells exponents `e+16`, where pydantic (ryu) writes `e16`.
+struct SdkFormatter<'a>(serde_json::ser::PrettyFormatter<'a>);
+
+macro_rules! delegate {
+    ($($name:ident($($arg:ident: $ty:ty),*);)*) => {$(
+        fn $name<W: ?Sized + std::io::Write>(&mut self, writer: &mut W $(, $arg: $ty)*) -> std::io::Result<()> {
+            self.0.$name(writer $(, $arg)*)
+        }
+    )*};
+}
+
+impl serde_json::ser::Formatter for SdkFormatter<'_> {
+    delegate! {
+        begin_array();
+        end_array();
+        begin_array_value(first: bool);
+        end_array_value();
+        begin_object();
+        end_object();
+        begin_object_key(first: bool);
+        begin_object_value();
+        end_object_value();
+    }
+
+    fn write_number_str<W: ?Sized + std::io::Write>(
+        &mut self,
+        writer: &mut W,
+        value: &str,
+    ) -> std::io::Result<()> {
+        match value.split_once("e+") {
+            Some((mantissa, exponent)) => write!(writer, "{mantissa}e{exponent}"),
+            None => writer.write_all(value.as_bytes()),
+        }
+    }
+}
+
+struct PythonFormatter;
+
+impl serde_json::ser::Formatter for PythonFormatter {
+    fn begin_array_value<W: ?Sized + std::io::Write>(
+        &mut self,
+        writer: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        if first {
+            Ok(())
+        } else {
+            writer.write_all(b", ")
+        }
+    }
+    fn begin_object_key<W: ?Sized + std::io::Write>(
+        &mut self,
+        writer: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        if first {
+            Ok(())
+        } else {
+            writer.write_all(b", ")
+        }
+    }
+    fn begin_object_value<W: ?Sized + std::io::Write>(
+        &mut self,
+        writer: &mut W,
+    ) -> std::io::Result<()> {
+        writer.write_all(b": ")
+    }
+}
+
+/// 1-based line and byte column of a byte offset, as serde_json counts them.
+pub fn line_column(src: &[u8], offset: usize) -> (usize, usize) {
+    let offset = offset.min(src.len());
+    let before = &src[..offset];
+    let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+    let line_start = before.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    (line, offset - line_start + 1)
+}
+
+fn offset_of_line_column(src: &[u8], line: usize, column: usize) -> usize {
+    let mut offset = 0;
+    for _ in 1..line {
+        match src[offset..].iter().position(|&b| b == b'\n') {
+            Some(i) => offset += i + 1,
+            None => return src.len(),
+        }
+    }
+    (offset + column).min(src.len())
+}
+
+/// The byte offset where the value at `pointer` starts, if the text has one.
+pub fn offset_of_pointer(src: &[u8], pointer: &str) -> Option<usize> {
+    let target: Vec<String> = if pointer.is_empty() {
+        Vec::new()
+    } else {
+        pointer
+            .strip_prefix('/')?
+            .split('/')
+            .map(|t| t.replace("~1", "/").replace("~0", "~"))
+            .collect()
+    };
+    let mut found = None;
+    walk(src, |path, offset| {
+        if path == target.as_slice() {
+            found = Some(offset);
+            true
+        } else {
+            false
+        }
+    });
+    found
+}
+
+/// The pointer of the innermost value that starts at or before `offset` (best effort on bad input).
+pub fn pointer_at_offset(src: &[u8], offset: usize) -> String {
+    let mut last: Vec<String> = Vec::new();
+    walk(src, |path, start| {
+        if start > offset {
+            return true;
+        }
+        last.clear();
+        last.extend(path.iter().cloned());
+        false
+    });
+    last.iter().fold(String::new(), |mut out, token| {
+        out.push('/');
+        out.push_str(&escape_pointer_token(token));
+        out
+    })
+}
+
+enum Container {
+    Object,
+    Array(usize),
+}
+
+/// Walks JSON text without building it, calling `visit(path, offset)` at the start of every
+/// value until it returns true. Iterative, so any nesting depth is safe; stops at the first error.
+fn walk(src: &[u8], mut visit: impl FnMut(&[String], usize) -> bool) {
+    let mut stack: Vec<Container> = Vec::new();
+    let mut path: Vec<String> = Vec::new();
+    let mut i = 0;
+    'value: loop {
+        i = skip_ws(src, i);
+        if i >= src.len() || visit(&path, i) {
+            return;
+        }
+        match src[i] {
+            b'{' => {
+                i = skip_ws(src, i + 1);
+                if src.get(i) == Some(&b'}') {
+                    i += 1;
+                } else {
+                    let Some(next) = read_key(src, i, &mut path) else {
+                        return;
+                    };
+                    stack.push(Container::Object);
+                    i = next;
+                    continue 'value;
+                }
+            }
+            b'[' => {
+                i = skip_ws(src, i + 1);
+                if src.get(i) == Some(&b']') {
+                    i += 1;
+                } else {
+                    stack.push(Container::Array(0));
+                    path.push("0".to_owned());
+                    continue 'value;
+                }
+            }
+            b'"' => match skip_string(src, i) {
+                Some(next) => i = next,
+                None => return,
+            },
+            _ => {
+                while i < src.len() && !matches!(src[i], b',' | b'}' | b']' | b' ' | b'\n' | b'\r' | b'\t') {
+                    i += 1;
+                }
+            }
+        }
+        loop {
+            let Some(top) = stack.last_mut() else {
+                return;
+            };
+            path.pop();
+            i = skip_ws(src, i);
+            match (top, src.get(i)) {
+                (Container::Object, Some(b',')) => {
+                    let Some(next) = read_key(src, skip_ws(src, i + 1), &mut path) else {
+                        return;
+                    };
+                    i = next;
+                    continue 'value;
+                }
+                (Container::Array(n), Some(b',')) => {
+                    *n += 1;
+                    path.push(n.to_string());
+                    i += 1;
+                    continue 'value;
+                }
+                (Container::Object, Some(b'}')) | (Container::Array(_), Some(b']')) => {
+                    stack.pop();
+                    i += 1;
+                }
+                _ => return,
+            }
+        }
+    }
+}
+
+fn skip_ws(src: &[u8], mut i: usize) -> usize {
+    while i < src.len() && matches!(src[i], b' ' | b'\n' | b'\r' | b'\t') {
+        i += 1;
+    }
+    i
+}
+
+/// Reads `"key" :` at `i`, pushes the decoded key and returns the offset after the colon.
+fn read_key(src: &[u8], i: usize, path: &mut Vec<String>) -> Option<usize> {
+    let end = skip_string(src, i)?;
+    let key: String = serde_json::from_slice(&src[i..end]).ok()?;
+    let colon = skip_ws(src, end);
+    (src.get(colon) == Some(&b':')).then(|| {
+        path.push(key);
+        colon + 1
+    })
+}
+
+/// Returns the offset just after the string literal that starts at `i`.
+fn skip_string(src: &[u8], i: usize) -> Option<usize> {
+    let mut j = i + 1;
+    while j < src.len() {
+        match src[j] {
+            b'\\' => j += 2,
+            b'"' => return Some(j + 1),
+            _ => j += 1,
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pointers_find_their_values() {
+        let src = br#"{"a": [1, {"b/c": "x", "d~": [true]}], "e": null}"#;
+        let at = |p: &str| offset_of_pointer(src, p).map(|o| src[o] as char);
+        assert_eq!(at(""), Some('{'));
+        assert_eq!(at("/a/1/b~1c"), Some('"'));
+        assert_eq!(at("/a/1/d~0/0"), Some('t'));
+        assert_eq!(at("/e"), Some('n'));
+        assert_eq!(at("/a/2"), None);
+        assert_eq!(pointer_at_offset(src, 32), "/a/1/d~0/0");
+    }
+
+    #[test]
+    fn numbers_keep_their_text() {
+        let v = parse_value(b"[1.0, 1e16, 2.5e-7, 123456789012345678901234567890, -0.0]").unwrap();
+        assert_eq!(
+            to_sdk_json(&v),
+            "[\n    1.0,\n    1e16,\n    2.5e-7,\n    123456789012345678901234567890,\n    -0.0\n]"
+        );
+    }
+
+    #[test]
+    fn duplicate_keys_are_rejected_with_their_pointer() {
+        let err = parse_value(b"{\"a\": {\"b\": 1,\n \"b\": 2}}").unwrap_err();
+        assert_eq!(err.kind, ErrorKind::DuplicateKey);
+        assert_eq!(err.pointer, "/a");
+        assert!(err.message.contains("\"b\""), "{}", err.message);
+        assert_eq!(err.line, 2);
+    }
+
+    #[test]
+    fn nan_is_named() {
+        let err = parse_value(b"{\"x\": [1, NaN]}").unwrap_err();
+        assert_eq!(err.kind, ErrorKind::NonFiniteNumber);
+        assert_eq!((err.line, err.column), (1, 11));
+    }
+}

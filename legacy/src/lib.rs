@@ -1,0 +1,44 @@
+//! Every legacy wire format of the Portia Python SDK: typed models of each run version (W1, R0–R6)
+//! and of plans, outputs, clarifications, end users, tool calls and config; detection with
+//! evidence; and exact re-emission in the SDK's own `model_dump_json(indent=4)` format.
+//!
+//! ```
+//! let bytes = br#"{"id": "prun-1742945e-63bf-4a2f-be54-b73e18e0a25e", "plan_id": "plan-5ccec58f-0e70-4378-a129-7842bc337b8d", "end_user_id": "local", "plan_run_inputs": {}}"#;
+//! let parsed = planrun_legacy::parse(bytes).unwrap();
+//! assert_eq!(parsed.detection.versions.to_string(), "R6");
+//! assert!(parsed.to_sdk_json().starts_with("{\n    \"id\": \"prun-"));
+//! ```
+
+mod clarification;
+mod config;
+mod context;
+mod detect;
+mod document;
+mod error;
+mod id;
+pub mod json;
+mod output;
+mod plan;
+mod run;
+mod scalar;
+mod version;
+
+pub use clarification::{Category, Clarification, RunRefKey};
+pub use config::{Config, Secret, SecretUrl, MASK};
+pub use context::{
+    EndUser, ExecutionContextR0, ExecutionContextR3, ExecutionContextR4, ExecutionContextW1,
+    StepOutputValue, ToolCallRecord, ToolCallStatus,
+};
+pub use detect::{DocKind, Detection, Evidence};
+pub use document::{
+    detect, parse, LegacyDocument, Normalization, Parsed, RunContextSnapshot, StepKey,
+};
+pub use error::{ErrorKind, ParseError};
+pub use id::{ClarificationId, PlanId, Prefix, PrefixedId, RunId};
+pub use output::{AgentMemoryValue, LocalDataValue, OldOutput, Output};
+pub use plan::{Plan, PlanContext, PlanInput, PlanInputV032, Step, Variable};
+pub use run::{
+    LegacyRun, Outputs, RunR0, RunR1, RunR2, RunR3, RunR4, RunR5, RunR6, RunState, RunW1,
+};
+pub use scalar::stringify;
+pub use version::{Version, VersionSet};

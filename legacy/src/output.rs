@@ -1,0 +1,121 @@
+//! Step and final outputs: the old single `Output` (W1–R1) and the R2+ union of `LocalDataValue`
+//! and `AgentMemoryValue`, which has no tag and is told apart by its keys (§2.4).
+
+use std::fmt;
+
+use serde::de::{self, Deserializer, MapAccess, Visitor};
+use serde::{Deserialize, Serialize};
+
+use crate::id::RunId;
+use crate::scalar::stringified_value;
+
+/// The W1–R1 `Output` and the R2+ `LocalDataValue`: a stringified value and an optional summary.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LocalDataValue {
+    /// Always a string on the wire: the SDK stringifies every value (see [`crate::scalar::stringify`]).
+    #[serde(default, deserialize_with = "stringified_value")]
+    pub value: String,
+    /// `null` and `""` are different values and stay different.
+    #[serde(default)]
+    pub summary: Option<String>,
+}
+
+/// W1–R1 name of [`LocalDataValue`]; the wire is the same.
+pub type OldOutput = LocalDataValue;
+
+/// A reference to an output stored out of line, in `<prun-id>/<output_name>.json` (R2+).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AgentMemoryValue {
+    /// The output's name, with its `$`.
+    pub output_name: String,
+    /// The run whose agent memory holds the value.
+    pub plan_run_id: RunId,
+    /// Required and never null for agent-memory values.
+    pub summary: String,
+}
+
+/// An R2+ output: local or in agent memory.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(untagged)]
+pub enum Output {
+    /// The value is inline.
+    Local(LocalDataValue),
+    /// The value lives in agent memory.
+    AgentMemory(AgentMemoryValue),
+}
+
+impl Output {
+    /// The summary, whichever kind this is.
+    pub fn summary(&self) -> Option<&str> {
+        match self {
+            Output::Local(local) => local.summary.as_deref(),
+            Output::AgentMemory(memory) => Some(&memory.summary),
+        }
+    }
+}
+
+impl From<LocalDataValue> for Output {
+    fn from(local: LocalDataValue) -> Self {
+        Output::Local(local)
+    }
+}
+
+impl<'de> Deserialize<'de> for Output {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_map(OutputVisitor)
+    }
+}
+
+struct OutputVisitor;
+
+#[derive(Deserialize)]
+struct Stringified(#[serde(deserialize_with = "stringified_value")] String);
+
+impl<'de> Visitor<'de> for OutputVisitor {
+    type Value = Output;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an output: {value, summary} or {output_name, plan_run_id, summary}")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Output, A::Error> {
+        let mut value: Option<String> = None;
+        let mut summary: Option<Option<String>> = None;
+        let mut output_name: Option<String> = None;
+        let mut plan_run_id: Option<RunId> = None;
+        while let Some(key) = map.next_key::<String>()? {
+            match key.as_str() {
+                "value" => value = Some(map.next_value::<Stringified>()?.0),
+                "summary" => summary = Some(map.next_value()?),
+                "output_name" => output_name = Some(map.next_value()?),
+                "plan_run_id" => plan_run_id = Some(map.next_value()?),
+                other => {
+                    return Err(de::Error::unknown_field(
+                        other,
+                        &["value", "summary", "output_name", "plan_run_id"],
+                    ))
+                }
+            }
+        }
+        if output_name.is_none() && plan_run_id.is_none() {
+            return Ok(Output::Local(LocalDataValue {
+                value: value.unwrap_or_default(),
+                summary: summary.flatten(),
+            }));
+        }
+        if value.is_some() {
+            return Err(de::Error::custom(
+                "an output holds either `value` (LocalDataValue) or `output_name` and `plan_run_id` (AgentMemoryValue), not both",
+            ));
+        }
+        Ok(Output::AgentMemory(AgentMemoryValue {
+            output_name: output_name.ok_or_else(|| de::Error::missing_field("output_name"))?,
+            plan_run_id: plan_run_id.ok_or_else(|| de::Error::missing_field("plan_run_id"))?,
+            summary: summary
+                .flatten()
+                .ok_or_else(|| de::Error::custom("an AgentMemoryValue needs a string `summary`"))?,
+        }))
+    }
+}
