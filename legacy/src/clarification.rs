@@ -214,7 +214,8 @@ impl<'de> Visitor<'de> for ClarificationVisitor {
             category,
             response,
             step,
-            user_guidance: user_guidance.ok_or_else(|| de::Error::missing_field("user_guidance"))?,
+            user_guidance: user_guidance
+                .ok_or_else(|| de::Error::missing_field("user_guidance"))?,
             resolved,
             source,
             fields,

@@ -209,7 +209,10 @@ impl Config {
     /// Names of the fields that held a secret in clear in the input (all are masked on output).
     pub fn clear_secrets(&self) -> Vec<&'static str> {
         let secrets: [(&'static str, Option<&Secret>); 10] = [
-            ("portia_api_key", self.portia_api_key.as_ref().and_then(Option::as_ref)),
+            (
+                "portia_api_key",
+                self.portia_api_key.as_ref().and_then(Option::as_ref),
+            ),
             ("openrouter_api_key", self.openrouter_api_key.as_ref()),
             ("groq_api_key", self.groq_api_key.as_ref()),
             ("openai_api_key", self.openai_api_key.as_ref()),
@@ -260,7 +263,11 @@ mod tests {
         assert!(shown.contains(r#""groq_api_key":"""#));
         assert_eq!(
             config.clear_secrets(),
-            ["openai_api_key", "aws_secret_access_key", "llm_redis_cache_url"]
+            [
+                "openai_api_key",
+                "aws_secret_access_key",
+                "llm_redis_cache_url"
+            ]
         );
         assert_eq!(config.openai_api_key.unwrap().expose(), "sk-live-123");
     }

@@ -188,7 +188,11 @@ pub fn detect_tree(src: &[u8], tree: &Value) -> Result<Detection, ParseError> {
     let obj = match tree {
         Value::Object(obj) => obj,
         Value::Array(items) if !items.is_empty() && items.iter().all(is_step_output_value) => {
-            facts.hard(String::new(), "a list of RunContext.step_output_values (v0.8.0+)", all(R6, R6));
+            facts.hard(
+                String::new(),
+                "a list of RunContext.step_output_values (v0.8.0+)",
+                all(R6, R6),
+            );
             return facts.conclude(DocKind::StepOutputValues);
         }
         other => return Err(unrecognised(src, other)),
@@ -201,7 +205,11 @@ pub fn detect_tree(src: &[u8], tree: &Value) -> Result<Detection, ParseError> {
         plan_facts(&mut facts, obj);
         DocKind::Plan
     } else if has("plan_run") && has("legacy_plan") {
-        facts.hard(String::new(), "a legacy RunContext snapshot (v0.8.0+)", all(R6, R6));
+        facts.hard(
+            String::new(),
+            "a legacy RunContext snapshot (v0.8.0+)",
+            all(R6, R6),
+        );
         DocKind::RunContext
     } else if has("external_id") {
         end_user_facts(&mut facts, obj);
@@ -210,15 +218,27 @@ pub fn detect_tree(src: &[u8], tree: &Value) -> Result<Detection, ParseError> {
         tool_call_facts(&mut facts, obj);
         DocKind::ToolCall
     } else if is_step_output_value(tree) {
-        facts.hard(String::new(), "a RunContext StepOutputValue (v0.8.0+)", all(R6, R6));
+        facts.hard(
+            String::new(),
+            "a RunContext StepOutputValue (v0.8.0+)",
+            all(R6, R6),
+        );
         DocKind::StepOutputValue
     } else if has("output_name") {
         facts.hard("/output_name".into(), "an AgentMemoryValue", all(R2, R6));
         DocKind::Output
     } else if !obj.is_empty() && obj.keys().all(|k| k == "value" || k == "summary") {
-        facts.hard(String::new(), "an Output/LocalDataValue (the same wire in every version)", VersionSet::ALL);
+        facts.hard(
+            String::new(),
+            "an Output/LocalDataValue (the same wire in every version)",
+            VersionSet::ALL,
+        );
         DocKind::Output
-    } else if has("portia_api_endpoint") || has("llm_provider") || has("models") || has("storage_class") {
+    } else if has("portia_api_endpoint")
+        || has("llm_provider")
+        || has("models")
+        || has("storage_class")
+    {
         facts.hard(String::new(), "a Config (the HEAD model)", all(R6, R6));
         DocKind::Config
     } else {
@@ -237,7 +257,11 @@ fn unrecognised(src: &[u8], tree: &Value) -> ParseError {
     let shape = match tree {
         Value::Object(obj) => format!(
             "an object with keys {}",
-            obj.keys().take(8).map(|k| format!("{k:?}")).collect::<Vec<_>>().join(", ")
+            obj.keys()
+                .take(8)
+                .map(|k| format!("{k:?}"))
+                .collect::<Vec<_>>()
+                .join(", ")
         ),
         Value::Array(_) => "an array".to_owned(),
         other => format!("a {}", json_type(other)),
@@ -277,11 +301,19 @@ fn run_prefix_fact(facts: &mut Facts, pointer: String, value: Option<&Value>, wh
 fn run_facts(facts: &mut Facts, obj: &Map<String, Value>) {
     run_prefix_fact(facts, "/id".into(), obj.get("id"), "id");
     if obj.contains_key("current_step_id") {
-        facts.soft("/current_step_id".into(), "current_step_id dialect (read as current_step_index)", VersionSet::ALL);
+        facts.soft(
+            "/current_step_id".into(),
+            "current_step_id dialect (read as current_step_index)",
+            VersionSet::ALL,
+        );
     }
     match obj.get("execution_context") {
         Some(ec) => {
-            facts.hard("/execution_context".into(), "has execution_context", all(W1, R5));
+            facts.hard(
+                "/execution_context".into(),
+                "has execution_context",
+                all(W1, R5),
+            );
             if let Some(ec) = ec.as_object() {
                 context_facts(facts, ec);
             }
@@ -294,7 +326,11 @@ fn run_facts(facts: &mut Facts, obj: &Map<String, Value>) {
         facts.hard("".into(), "no top-level end_user_id", all(W1, R3));
     }
     if obj.contains_key("plan_run_inputs") {
-        facts.hard("/plan_run_inputs".into(), "has plan_run_inputs", all(R5, R6));
+        facts.hard(
+            "/plan_run_inputs".into(),
+            "has plan_run_inputs",
+            all(R5, R6),
+        );
     } else {
         facts.soft("".into(), "no plan_run_inputs", all(W1, R4));
     }
@@ -331,7 +367,10 @@ fn run_facts(facts: &mut Facts, obj: &Map<String, Value>) {
 
 fn context_facts(facts: &mut Facts, ec: &Map<String, Value>) {
     let p = |k: &str| child("/execution_context", k);
-    let old_ext = ["planner_system_context_extension", "agent_system_context_extension"];
+    let old_ext = [
+        "planner_system_context_extension",
+        "agent_system_context_extension",
+    ];
     let new_ext = [
         "planning_agent_system_context_extension",
         "execution_agent_system_context_extension",
@@ -341,10 +380,18 @@ fn context_facts(facts: &mut Facts, ec: &Map<String, Value>) {
     } else if let Some(k) = new_ext.iter().find(|k| ec.contains_key(**k)) {
         facts.hard(p(k), format!("execution_context has {k}"), all(R0, R2));
     } else {
-        facts.soft(p(""), "execution_context has no system-context extensions", all(R3, R5));
+        facts.soft(
+            p(""),
+            "execution_context has no system-context extensions",
+            all(R3, R5),
+        );
     }
     if ec.contains_key("end_user_id") {
-        facts.hard(p("end_user_id"), "execution_context has end_user_id", all(W1, R3));
+        facts.hard(
+            p("end_user_id"),
+            "execution_context has end_user_id",
+            all(W1, R3),
+        );
     } else {
         facts.soft(p(""), "execution_context has no end_user_id", all(R4, R5));
     }
@@ -352,24 +399,62 @@ fn context_facts(facts: &mut Facts, ec: &Map<String, Value>) {
 
 fn clarification_facts(facts: &mut Facts, pointer: &str, clar: &Map<String, Value>) {
     if clar.contains_key("workflow_id") {
-        facts.hard(child(pointer, "workflow_id"), "clarification workflow_id", all(W1, W1));
-        run_prefix_fact(facts, child(pointer, "workflow_id"), clar.get("workflow_id"), "clarification workflow_id");
+        facts.hard(
+            child(pointer, "workflow_id"),
+            "clarification workflow_id",
+            all(W1, W1),
+        );
+        run_prefix_fact(
+            facts,
+            child(pointer, "workflow_id"),
+            clar.get("workflow_id"),
+            "clarification workflow_id",
+        );
     }
     if clar.contains_key("plan_run_id") {
-        facts.hard(child(pointer, "plan_run_id"), "clarification plan_run_id", all(R0, R6));
-        run_prefix_fact(facts, child(pointer, "plan_run_id"), clar.get("plan_run_id"), "clarification plan_run_id");
+        facts.hard(
+            child(pointer, "plan_run_id"),
+            "clarification plan_run_id",
+            all(R0, R6),
+        );
+        run_prefix_fact(
+            facts,
+            child(pointer, "plan_run_id"),
+            clar.get("plan_run_id"),
+            "clarification plan_run_id",
+        );
     }
     match clar.get("category").and_then(Value::as_str) {
-        Some("Argument") => facts.hard(child(pointer, "category"), "category \"Argument\"", all(W1, R1)),
-        Some("User Verification") => facts.hard(child(pointer, "category"), "category \"User Verification\" (v0.4.0+)", all(R6, R6)),
+        Some("Argument") => facts.hard(
+            child(pointer, "category"),
+            "category \"Argument\"",
+            all(W1, R1),
+        ),
+        Some("User Verification") => facts.hard(
+            child(pointer, "category"),
+            "category \"User Verification\" (v0.4.0+)",
+            all(R6, R6),
+        ),
         Some("Action") if clar.contains_key("require_confirmation") => {
-            facts.hard(child(pointer, "require_confirmation"), "Action clarification with require_confirmation (v0.3.0+)", all(R4, R6));
+            facts.hard(
+                child(pointer, "require_confirmation"),
+                "Action clarification with require_confirmation (v0.3.0+)",
+                all(R4, R6),
+            );
         }
-        Some("Action") => facts.soft(pointer.to_owned(), "Action clarification without require_confirmation", all(W1, R3)),
+        Some("Action") => facts.soft(
+            pointer.to_owned(),
+            "Action clarification without require_confirmation",
+            all(W1, R3),
+        ),
         _ => {}
     }
     if clar.contains_key("source") {
-        facts.hard(child(pointer, "source"), "clarification source (v0.4.0+)", all(R6, R6));
+        facts.hard(
+            child(pointer, "source"),
+            "clarification source (v0.4.0+)",
+            all(R6, R6),
+        );
     }
 }
 
@@ -403,7 +488,11 @@ fn plan_facts(facts: &mut Facts, obj: &Map<String, Value>) {
             }
         }
         if let Some(extra) = step.keys().find(|k| !declared.contains(&k.as_str())) {
-            facts.hard(child(&format!("/steps/{i}"), extra), format!("step key {extra:?} kept by extra=\"allow\" (0.1.7+)"), all(R1, R6));
+            facts.hard(
+                child(&format!("/steps/{i}"), extra),
+                format!("step key {extra:?} kept by extra=\"allow\" (0.1.7+)"),
+                all(R1, R6),
+            );
         }
     }
     match with_value {
@@ -415,7 +504,11 @@ fn plan_facts(facts: &mut Facts, obj: &Map<String, Value>) {
         facts.hard(p, "Variable without description (v0.7.0+)", all(R6, R6));
     }
     match steps.iter().position(|s| s.contains_key("condition")) {
-        Some(i) => facts.hard(format!("/steps/{i}/condition"), "Step.condition (0.1.8+)", all(R1, R6)),
+        Some(i) => facts.hard(
+            format!("/steps/{i}/condition"),
+            "Step.condition (0.1.8+)",
+            all(R1, R6),
+        ),
         None if !steps.is_empty() => facts.soft("/steps".into(), "no Step.condition", all(W1, R1)),
         None => {}
     }
@@ -426,11 +519,19 @@ fn plan_facts(facts: &mut Facts, obj: &Map<String, Value>) {
     {
         let names: Vec<&str> = tools.iter().filter_map(Value::as_str).collect();
         if names.windows(2).any(|w| w[0] > w[1]) {
-            facts.hard("/plan_context/tool_ids".into(), "unsorted tool_ids (sorted from 0.1.6)", all(W1, R1));
+            facts.hard(
+                "/plan_context/tool_ids".into(),
+                "unsorted tool_ids (sorted from 0.1.6)",
+                all(W1, R1),
+            );
         }
     }
     if obj.contains_key("inputs") {
-        facts.hard("/inputs".into(), "plan `inputs` (v0.3.2–v0.3.3)", all(R5, R5));
+        facts.hard(
+            "/inputs".into(),
+            "plan `inputs` (v0.3.2–v0.3.3)",
+            all(R5, R5),
+        );
     } else if obj.contains_key("plan_inputs") {
         facts.hard("/plan_inputs".into(), "plan_inputs (v0.3.4+)", all(R6, R6));
     } else {
@@ -445,7 +546,11 @@ fn end_user_facts(facts: &mut Facts, obj: &Map<String, Value>) {
         .and_then(Value::as_object)
         .and_then(|d| d.iter().find(|(_, v)| v.is_null()))
     {
-        facts.hard(child("/additional_data", k), "null additional_data value (v0.3.5+)", all(R6, R6));
+        facts.hard(
+            child("/additional_data", k),
+            "null additional_data value (v0.3.5+)",
+            all(R6, R6),
+        );
     }
 }
 
@@ -453,10 +558,24 @@ fn tool_call_facts(facts: &mut Facts, obj: &Map<String, Value>) {
     if obj.contains_key("workflow_id") {
         facts.hard("/workflow_id".into(), "tool call workflow_id", all(W1, W1));
     }
-    run_prefix_fact(facts, "/workflow_id".into(), obj.get("workflow_id"), "workflow_id");
-    run_prefix_fact(facts, "/plan_run_id".into(), obj.get("plan_run_id"), "plan_run_id");
+    run_prefix_fact(
+        facts,
+        "/workflow_id".into(),
+        obj.get("workflow_id"),
+        "workflow_id",
+    );
+    run_prefix_fact(
+        facts,
+        "/plan_run_id".into(),
+        obj.get("plan_run_id"),
+        "plan_run_id",
+    );
     if obj.contains_key("additional_data") {
-        facts.hard("/additional_data".into(), "tool call additional_data", all(W1, R5));
+        facts.hard(
+            "/additional_data".into(),
+            "tool call additional_data",
+            all(W1, R5),
+        );
     } else {
         facts.hard("".into(), "tool call without additional_data", all(R6, R6));
     }

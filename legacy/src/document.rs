@@ -5,17 +5,15 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::context::{EndUser, StepOutputValue, ToolCallRecord};
-use crate::detect::{detect_tree, DocKind, Detection};
+use crate::detect::{detect_tree, Detection, DocKind};
 use crate::error::{ErrorKind, ParseError};
 use crate::id::{Prefix, PrefixedId, RunId};
 use crate::json::{from_tree, located, parse_value, to_sdk_json};
 use crate::output::Output;
 use crate::plan::Plan;
-use crate::run::{
-    LegacyRun, Outputs, RunR1, RunR2, RunR3, RunR4, RunR5, RunR6, RunW1,
-};
+use crate::run::{LegacyRun, Outputs, RunR1, RunR2, RunR3, RunR4, RunR5, RunR6, RunW1};
 use crate::version::Version;
-use crate::{Config, Clarification};
+use crate::{Clarification, Config};
 
 /// The serialisable part of the HEAD `RunContext` (§4); the SDK never wrote one, so its key order
 /// is this toolkit's. `plan` (PlanV2) is not part of it: the SDK cannot serialise PlanV2.
@@ -184,7 +182,11 @@ fn read_document(
     Ok((document, StepKey::Index))
 }
 
-fn read_run(src: &[u8], input: &Value, version: Version) -> Result<(LegacyDocument, StepKey), ParseError> {
+fn read_run(
+    src: &[u8],
+    input: &Value,
+    version: Version,
+) -> Result<(LegacyDocument, StepKey), ParseError> {
     let obj = input.as_object().expect("detection found an object");
     let (tree, step_key) = if obj.contains_key("current_step_id") {
         if obj.contains_key("current_step_index") {
@@ -261,7 +263,10 @@ fn check_run_outputs(src: &[u8], run: &LegacyRun) -> Result<(), ParseError> {
         return Ok(());
     };
     for (name, output) in &outputs.step_outputs {
-        let pointer = format!("/outputs/step_outputs/{}", crate::json::escape_pointer_token(name));
+        let pointer = format!(
+            "/outputs/step_outputs/{}",
+            crate::json::escape_pointer_token(name)
+        );
         check_memory_owner(src, &pointer, output)?;
     }
     if let Some(output) = &outputs.final_output {
@@ -273,15 +278,17 @@ fn check_run_outputs(src: &[u8], run: &LegacyRun) -> Result<(), ParseError> {
 /// Agent memory exists from R2 on, so its owner is always a `prun-` run.
 fn check_memory_owner(src: &[u8], pointer: &str, output: &Output) -> Result<(), ParseError> {
     match output {
-        Output::AgentMemory(memory) if memory.plan_run_id.0.prefix() != Prefix::Prun => Err(located(
-            src,
-            format!("{pointer}/plan_run_id"),
-            ErrorKind::Data,
-            format!(
-                "an AgentMemoryValue belongs to a prun- run, found {}",
-                memory.plan_run_id
-            ),
-        )),
+        Output::AgentMemory(memory) if memory.plan_run_id.0.prefix() != Prefix::Prun => {
+            Err(located(
+                src,
+                format!("{pointer}/plan_run_id"),
+                ErrorKind::Data,
+                format!(
+                    "an AgentMemoryValue belongs to a prun- run, found {}",
+                    memory.plan_run_id
+                ),
+            ))
+        }
         _ => Ok(()),
     }
 }
@@ -290,7 +297,13 @@ fn rename_key(tree: Value, from: &str, to: &str) -> Value {
     match tree {
         Value::Object(obj) => Value::Object(
             obj.into_iter()
-                .map(|(k, v)| if k == from { (to.to_owned(), v) } else { (k, v) })
+                .map(|(k, v)| {
+                    if k == from {
+                        (to.to_owned(), v)
+                    } else {
+                        (k, v)
+                    }
+                })
                 .collect::<Map<String, Value>>(),
         ),
         other => other,

@@ -95,8 +95,8 @@ impl PrefixedId {
                     expected(allowed)
                 )
             })?;
-        let uuid = parse_python_uuid(rest)
-            .ok_or_else(|| format!("{} is not a UUID", excerpt(rest)))?;
+        let uuid =
+            parse_python_uuid(rest).ok_or_else(|| format!("{} is not a UUID", excerpt(rest)))?;
         Ok(PrefixedId { prefix, uuid })
     }
 

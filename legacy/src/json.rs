@@ -69,10 +69,7 @@ fn syntax_error(src: &[u8], inner: &serde_json::Error, key_pointer: String) -> P
             "NaN and Infinity are not JSON numbers (Python's json writes them; pydantic writes null): replace with null or a string".to_owned(),
         )
     } else if inner.classify() == serde_json::error::Category::Eof {
-        (
-            ErrorKind::Syntax,
-            format!("{raw} (the file is cut short)"),
-        )
+        (ErrorKind::Syntax, format!("{raw} (the file is cut short)"))
     } else {
         (ErrorKind::Syntax, raw)
     };
@@ -292,7 +289,10 @@ pub fn line_column(src: &[u8], offset: usize) -> (usize, usize) {
     let offset = offset.min(src.len());
     let before = &src[..offset];
     let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
-    let line_start = before.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    let line_start = before
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1);
     (line, offset - line_start + 1)
 }
 
@@ -393,7 +393,9 @@ fn walk(src: &[u8], mut visit: impl FnMut(&[String], usize) -> bool) {
                 None => return,
             },
             _ => {
-                while i < src.len() && !matches!(src[i], b',' | b'}' | b']' | b' ' | b'\n' | b'\r' | b'\t') {
+                while i < src.len()
+                    && !matches!(src[i], b',' | b'}' | b']' | b' ' | b'\n' | b'\r' | b'\t')
+                {
                     i += 1;
                 }
             }

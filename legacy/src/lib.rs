@@ -29,7 +29,7 @@ pub use context::{
     EndUser, ExecutionContextR0, ExecutionContextR3, ExecutionContextR4, ExecutionContextW1,
     StepOutputValue, ToolCallRecord, ToolCallStatus,
 };
-pub use detect::{DocKind, Detection, Evidence};
+pub use detect::{Detection, DocKind, Evidence};
 pub use document::{
     detect, parse, LegacyDocument, Normalization, Parsed, RunContextSnapshot, StepKey,
 };

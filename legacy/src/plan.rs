@@ -145,11 +145,9 @@ impl<'de> Visitor<'de> for StepVisitor {
                 "tool_id" => tool_id = map.next_value()?,
                 "output" => output = Some(map.next_value()?),
                 "condition" => condition = Some(map.next_value()?),
-                "structured_output_schema" => {
-                    return Err(de::Error::custom(
-                        "`structured_output_schema` is never written by the SDK (it is a Python type)",
-                    ))
-                }
+                "structured_output_schema" => return Err(de::Error::custom(
+                    "`structured_output_schema` is never written by the SDK (it is a Python type)",
+                )),
                 _ => {
                     let value = map.next_value()?;
                     extra.insert(key, value);

@@ -5,7 +5,9 @@ use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 
 use crate::clarification::Clarification;
-use crate::context::{ExecutionContextR0, ExecutionContextR3, ExecutionContextR4, ExecutionContextW1};
+use crate::context::{
+    ExecutionContextR0, ExecutionContextR3, ExecutionContextR4, ExecutionContextW1,
+};
 use crate::id::{PlanId, RunId};
 use crate::output::{LocalDataValue, OldOutput, Output};
 use crate::scalar::lax_int;

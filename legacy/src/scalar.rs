@@ -167,7 +167,12 @@ mod tests {
             (r#"{"i": 1, "b": true, "v": "x"}"#, 1, true, "x"),
             (r#"{"i": 1.0, "b": "yes", "v": null}"#, 1, true, ""),
             (r#"{"i": "7", "b": 0, "v": 42}"#, 7, false, "42"),
-            (r#"{"i": true, "b": "OFF", "v": [1, {"k": 2.50}]}"#, 1, false, "[1, {\"k\": 2.50}]"),
+            (
+                r#"{"i": true, "b": "OFF", "v": [1, {"k": 2.50}]}"#,
+                1,
+                false,
+                "[1, {\"k\": 2.50}]",
+            ),
         ] {
             let p = probe(text).unwrap();
             assert_eq!((p.i, p.b, p.v.as_str()), (i, b, v), "{text}");

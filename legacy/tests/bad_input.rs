@@ -1,0 +1,163 @@
+//! Bad input yields a typed error with a JSON pointer and a line:column, never a panic.
+
+use planrun_legacy::{parse, ErrorKind, ParseError};
+
+const RUN: &str = r#"{
+    "id": "prun-1742945e-63bf-4a2f-be54-b73e18e0a25e",
+    "plan_id": "plan-5ccec58f-0e70-4378-a129-7842bc337b8d",
+    "current_step_index": 0,
+    "state": "NOT_STARTED",
+    "end_user_id": "local",
+    "outputs": {
+        "clarifications": [],
+        "step_outputs": {},
+        "final_output": null
+    },
+    "plan_run_inputs": {}
+}"#;
+
+fn error(text: &str) -> ParseError {
+    let err = parse(text.as_bytes()).expect_err("bad input must be rejected");
+    assert!(!err.message.is_empty());
+    err
+}
+
+fn at(err: &ParseError) -> (ErrorKind, &str, usize, usize) {
+    (err.kind, err.pointer.as_str(), err.line, err.column)
+}
+
+#[test]
+fn the_valid_base_document_parses() {
+    assert!(parse(RUN.as_bytes()).unwrap().normalizations.is_empty());
+}
+
+#[test]
+fn truncated_json_names_the_cut() {
+    let err = error(&RUN[..RUN.find("\"state\"").unwrap() + 10]);
+    assert_eq!(at(&err), (ErrorKind::Syntax, "/state", 5, 14));
+    assert!(err.message.contains("cut short"), "{err}");
+}
+
+#[test]
+fn wrong_types_point_at_the_value() {
+    let err = error(&RUN.replace("\"current_step_index\": 0", "\"current_step_index\": []"));
+    assert_eq!(at(&err), (ErrorKind::Data, "/current_step_index", 4, 27));
+    let err = error(&RUN.replace("\"clarifications\": []", "\"clarifications\": {}"));
+    assert_eq!(
+        at(&err),
+        (ErrorKind::Data, "/outputs/clarifications", 8, 27)
+    );
+    let err = error(&RUN.replace("\"NOT_STARTED\"", "\"PAUSED\""));
+    assert_eq!(at(&err), (ErrorKind::Data, "/state", 5, 14));
+    assert!(
+        err.message.contains("NOT_STARTED"),
+        "names what was expected: {err}"
+    );
+}
+
+#[test]
+fn unknown_keys_are_rejected_where_the_sdk_forbids_them() {
+    let err = error(&RUN.replace(
+        "\"final_output\": null",
+        "\"final_output\": null, \"extra\": 1",
+    ));
+    assert_eq!(err.kind, ErrorKind::Data);
+    assert!(err.pointer.starts_with("/outputs"), "{err}");
+    assert!(err.message.contains("extra"), "{err}");
+    assert!(err.line >= 7, "{err}");
+}
+
+#[test]
+fn a_bad_id_prefix_is_named() {
+    let err = error(&RUN.replace("\"plan-5ccec58f", "\"prun-5ccec58f"));
+    assert_eq!(at(&err), (ErrorKind::Data, "/plan_id", 3, 16));
+    assert!(
+        err.message
+            .contains("does not match the expected prefix \"plan\""),
+        "{err}"
+    );
+}
+
+#[test]
+fn contradictory_versions_are_an_error_not_a_guess() {
+    let err = error(&RUN.replace("\"prun-1742945e", "\"wkfl-1742945e"));
+    assert_eq!(err.kind, ErrorKind::Unrecognised);
+    assert!(err.message.contains("id prefix wkfl-"), "{err}");
+}
+
+#[test]
+fn nan_is_rejected_where_only_numbers_or_json_are_allowed() {
+    let err = error(&RUN.replace("\"current_step_index\": 0", "\"current_step_index\": NaN"));
+    assert_eq!(
+        at(&err),
+        (ErrorKind::NonFiniteNumber, "/current_step_index", 4, 27)
+    );
+    let clar = r#"{"category": "Input", "user_guidance": "?", "response": -Infinity, "argument_name": "x"}"#;
+    let err = error(&RUN.replace(
+        "\"clarifications\": []",
+        &format!("\"clarifications\": [{clar}]"),
+    ));
+    assert_eq!(err.kind, ErrorKind::NonFiniteNumber);
+    assert_eq!(err.pointer, "/outputs/clarifications/0/response");
+}
+
+#[test]
+fn duplicate_keys_are_rejected() {
+    let err = error(&RUN.replace(
+        "\"state\": \"NOT_STARTED\"",
+        "\"state\": \"NOT_STARTED\", \"state\": \"COMPLETE\"",
+    ));
+    assert_eq!(err.kind, ErrorKind::DuplicateKey);
+    assert_eq!(err.line, 5);
+    assert!(err.message.contains("\"state\""), "{err}");
+}
+
+#[test]
+fn ten_thousand_levels_of_nesting_are_refused_without_overflow() {
+    let deep = format!("{}{}", "[".repeat(10_000), "]".repeat(10_000));
+    let err = error(&RUN.replace("\"clarifications\": []", &format!("\"clarifications\": [{{\"category\": \"Custom\", \"user_guidance\": \"?\", \"response\": {deep}}}]")));
+    assert_eq!(err.kind, ErrorKind::TooDeep);
+    assert_eq!(err.line, 8);
+    assert!(
+        err.pointer
+            .starts_with("/outputs/clarifications/0/response/0/0"),
+        "{}",
+        &err.pointer[..60]
+    );
+    assert!(
+        err.to_string().len() < 400,
+        "the pointer is shortened in messages"
+    );
+}
+
+#[test]
+fn a_100_mb_string_is_fine_as_a_value_and_excerpted_in_errors() {
+    let huge = "x".repeat(100 << 20);
+    let err = error(&RUN.replace("plan-5ccec58f-0e70-4378-a129-7842bc337b8d", &huge));
+    assert_eq!(at(&err), (ErrorKind::Data, "/plan_id", 3, 16));
+    assert!(
+        err.to_string().len() < 400,
+        "the value is excerpted: {} bytes",
+        err.to_string().len()
+    );
+    let big_output = RUN.replace(
+        "\"step_outputs\": {}",
+        &format!("\"step_outputs\": {{\"$big\": {{\"value\": \"{huge}\", \"summary\": null}}}}"),
+    );
+    let parsed = parse(big_output.as_bytes()).unwrap();
+    let Some(planrun_legacy::LegacyRun::R6(run)) = parsed.as_run() else {
+        panic!("expected an R6 run");
+    };
+    match &run.outputs.step_outputs["$big"] {
+        planrun_legacy::Output::Local(local) => assert_eq!(local.value.len(), 100 << 20),
+        other => panic!("expected a local output, got a {other:?}"),
+    }
+    let emitted = parsed.to_sdk_json();
+    assert_eq!(parse(emitted.as_bytes()).unwrap().to_sdk_json(), emitted);
+}
+
+#[test]
+fn errors_name_their_file_when_the_caller_gives_it() {
+    let err = error("{").in_file("store/prun-x.json");
+    assert!(err.to_string().starts_with("store/prun-x.json:1:"), "{err}");
+}
