@@ -34,6 +34,7 @@ fn every_hand_made_case_is_detected_as_written() {
         ("run_W1_current_step_id.json", DocKind::Run, "W1"),
         ("plan_v032_inputs.json", DocKind::Plan, "R5"),
         ("tool_call_R0.json", DocKind::ToolCall, "R0"),
+        ("run_context_snapshot.json", DocKind::RunContext, "R6"),
     ] {
         let (_, parsed) = case(name);
         assert_eq!(parsed.detection.kind, kind, "{name}");
@@ -115,4 +116,17 @@ fn loose_sdk_input_is_accepted_and_every_change_reported() {
     ] {
         assert!(shown.contains(pointer), "{pointer} not reported in {shown}");
     }
+}
+
+#[test]
+fn a_run_context_snapshot_never_holds_a_secret_in_clear() {
+    let (bytes, parsed) = case("run_context_snapshot.json");
+    let mut clear: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+    clear["config"]["anthropic_api_key"] = "sk-ant-live".into();
+    let reparsed = parse(serde_json::to_string(&clear).unwrap().as_bytes()).unwrap();
+    assert!(!reparsed.to_sdk_json().contains("sk-ant-live"));
+    let LegacyDocument::RunContext(snapshot) = &parsed.document else {
+        panic!("not a RunContext");
+    };
+    assert_eq!(snapshot.step_output_values[0].step_name, "greet");
 }
