@@ -49,8 +49,13 @@ pub fn located(src: &[u8], pointer: String, kind: ErrorKind, message: String) ->
 }
 
 fn syntax_error(src: &[u8], inner: &serde_json::Error, key_pointer: String) -> ParseError {
-    let (line, column) = (inner.line(), inner.column());
-    let offset = offset_of_line_column(src, line, column);
+    let offset = offset_of_line_column(src, inner.line(), inner.column());
+    // serde_json says column 0 when it stopped on a newline (or read nothing): report that byte's
+    // own 1-based position, since column 0 means "unknown" here.
+    let (line, column) = match (inner.line(), inner.column()) {
+        (line, 0) if line > 0 => line_column(src, offset.saturating_sub(1)),
+        position => position,
+    };
     let raw = strip_position(&inner.to_string());
     let at = |o: usize| src.get(o.saturating_sub(1)..).unwrap_or_default();
     let (kind, message) = if let Some(key) = raw.strip_prefix(DUPLICATE_KEY) {
