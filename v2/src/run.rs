@@ -1,0 +1,84 @@
+//! PlanRunV2: one self-contained document per run.
+
+use indexmap::IndexMap;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::clarification::Clarification;
+use crate::config::Config;
+use crate::end_user::EndUser;
+use crate::ids::{self, PLAN_RUN_ID_PATTERN};
+use crate::int;
+use crate::output::{LocalDataValue, Output, StepOutputValue};
+use crate::plan::PlanV2;
+use crate::strict::{serde_object, serde_unit};
+use crate::wire::{self, Nullable};
+
+/// A plan run with everything needed to read, resume or downgrade it: its plan, end user,
+/// outputs, inputs, config and clarifications.
+#[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, PartialEq)]
+#[serde(remote = "Self", deny_unknown_fields)]
+#[schemars(rename = "PlanRunV2")]
+pub struct PlanRunV2 {
+    /// The run id, `prun-<uuid>`.
+    #[serde(deserialize_with = "ids::plan_run")]
+    #[schemars(pattern(PLAN_RUN_ID_PATTERN))]
+    pub id: String,
+    /// Where the run is in its life cycle.
+    pub state: PlanRunState,
+    /// Index into `plan.steps` of the step to run next (not bounded: the SDK accepts -1).
+    #[serde(deserialize_with = "int::exact")]
+    pub current_step_index: i64,
+    /// The plan the run executes.
+    pub plan: PlanV2,
+    /// The end user the run executes for.
+    pub end_user: EndUser,
+    /// The outputs produced so far, in the order they were recorded.
+    pub step_output_values: Vec<StepOutputValue>,
+    /// The final output; `null` until the run has one.
+    #[serde(deserialize_with = "wire::nullable")]
+    #[schemars(with = "Nullable<Output>")]
+    pub final_output: Option<Output>,
+    /// The values the run was started with, by plan input name.
+    pub plan_run_inputs: IndexMap<String, LocalDataValue>,
+    /// The configuration the run executes with (secrets redacted on output).
+    pub config: Config,
+    /// The clarifications the run raised, in order.
+    pub clarifications: Vec<Clarification>,
+    /// Legacy data V2 has no field for, kept so a downgrade can restore it; absent when none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub legacy: Option<LegacyResidue>,
+}
+
+/// The life-cycle state of a run (the same six values in every SDK version).
+#[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[serde(remote = "Self", rename_all = "SCREAMING_SNAKE_CASE")]
+#[schemars(rename = "PlanRunState")]
+pub enum PlanRunState {
+    /// Created, no step run yet.
+    NotStarted,
+    /// Running.
+    InProgress,
+    /// Waiting for the user to resolve a clarification.
+    NeedClarification,
+    /// Clarifications resolved; the run can resume.
+    ReadyToResume,
+    /// Finished.
+    Complete,
+    /// Failed.
+    Failed,
+}
+
+/// Data from the legacy source that V2 cannot hold, kept for a downgrade to read back.
+#[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, PartialEq)]
+#[serde(remote = "Self", deny_unknown_fields)]
+#[schemars(rename = "LegacyResidue")]
+pub struct LegacyResidue {
+    /// The legacy wire version the run was converted from, e.g. `R4` or `W1`.
+    pub source_version: String,
+    /// The kept values, keyed by JSON pointer into the legacy source document.
+    pub entries: IndexMap<String, serde_json::Value>,
+}
+
+serde_object!(PlanRunV2, LegacyResidue);
+serde_unit!(PlanRunState);

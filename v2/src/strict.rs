@@ -1,0 +1,138 @@
+//! Reading only the JSON shapes the schemas describe.
+//!
+//! serde's derives accept more than one shape: a struct or a tagged enum also reads from an array
+//! of its field values, a tag also reads from its variant index (`"type": 0`), and a unit enum
+//! also reads from `{"VARIANT": null}`. The schemas accept none of these, so every V2 type derives
+//! its serde code with `#[serde(remote = "Self")]` (which makes the derives inherent functions)
+//! and implements the serde traits with one of the macros below, which admit only the plain shape
+//! and then hand over to the derived code.
+//!
+//! A side effect of `remote = "Self"`: each type has inherent `serialize`/`deserialize` functions,
+//! the lenient derives. Read V2 documents through the `serde::Deserialize` trait (as
+//! `serde_json::from_str` does), never through `Type::deserialize`.
+
+use serde::de::value::{Error as PlainError, StrDeserializer};
+use serde::de::{Deserializer, Error as _, IntoDeserializer, Visitor};
+use serde::{forward_to_deserialize_any, Deserialize};
+use serde_json::de::StrRead;
+use serde_json::Value;
+
+/// A deserializer that reads structs (and anything else) only from JSON objects.
+pub(crate) struct MapOnly<D>(pub D);
+
+impl<'de, D: Deserializer<'de>> Deserializer<'de> for MapOnly<D> {
+    type Error = D::Error;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, D::Error> {
+        self.0.deserialize_map(visitor)
+    }
+
+    forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+        bytes byte_buf option unit unit_struct newtype_struct seq tuple
+        tuple_struct map struct enum identifier ignored_any
+    }
+}
+
+/// Reads an internally tagged enum: only from an object whose tag, if present, is a string.
+///
+/// The object is buffered as a `Value` for the check, then handed to the derived code as JSON
+/// text: serde's tagged-enum buffer cannot hold the 128-bit integers a `Value` would visit it
+/// with, while from text every number keeps its exact digits (`arbitrary_precision`).
+pub(crate) fn tagged<'de, D, T>(
+    deserializer: D,
+    tag: &str,
+    derived: impl FnOnce(&mut serde_json::Deserializer<StrRead<'_>>) -> Result<T, serde_json::Error>,
+) -> Result<T, D::Error>
+where
+    D: Deserializer<'de>,
+{
+    let value = Value::deserialize(MapOnly(deserializer))?;
+    match value.get(tag) {
+        Some(Value::String(_)) | None => {}
+        Some(other) => {
+            return Err(D::Error::custom(format!(
+                "`{tag}` must be a string, found {other}"
+            )))
+        }
+    }
+    let text = value.to_string();
+    derived(&mut serde_json::Deserializer::from_str(&text))
+        .map_err(|error| D::Error::custom(without_position(&error)))
+}
+
+/// The message of an error from re-reading a buffered object, without its position in that
+/// buffer (the caller's deserializer adds the position in the real document).
+fn without_position(error: &serde_json::Error) -> String {
+    let message = error.to_string();
+    let position = format!(" at line {} column {}", error.line(), error.column());
+    match message.strip_suffix(&position) {
+        Some(bare) if error.line() > 0 => bare.to_owned(),
+        _ => message,
+    }
+}
+
+/// Reads a unit-only enum: only from a string.
+pub(crate) fn unit<'de, D, T>(
+    deserializer: D,
+    derived: impl FnOnce(StrDeserializer<'_, PlainError>) -> Result<T, PlainError>,
+) -> Result<T, D::Error>
+where
+    D: Deserializer<'de>,
+{
+    let text = String::deserialize(deserializer)?;
+    derived(text.as_str().into_deserializer()).map_err(D::Error::custom)
+}
+
+/// Implements the serde traits of structs derived with `#[serde(remote = "Self")]`.
+macro_rules! serde_object {
+    ($($ty:ty),+ $(,)?) => {$(
+        impl serde::Serialize for $ty {
+            fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                <$ty>::serialize(self, serializer)
+            }
+        }
+
+        impl<'de> serde::Deserialize<'de> for $ty {
+            fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                <$ty>::deserialize($crate::strict::MapOnly(deserializer))
+            }
+        }
+    )+};
+}
+
+/// Implements the serde traits of internally tagged enums derived with `#[serde(remote = "Self")]`.
+macro_rules! serde_tagged {
+    ($($ty:ty => $tag:literal),+ $(,)?) => {$(
+        impl serde::Serialize for $ty {
+            fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                <$ty>::serialize(self, serializer)
+            }
+        }
+
+        impl<'de> serde::Deserialize<'de> for $ty {
+            fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                $crate::strict::tagged(deserializer, $tag, |reader| <$ty>::deserialize(reader))
+            }
+        }
+    )+};
+}
+
+/// Implements the serde traits of unit-only enums derived with `#[serde(remote = "Self")]`.
+macro_rules! serde_unit {
+    ($($ty:ty),+ $(,)?) => {$(
+        impl serde::Serialize for $ty {
+            fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                <$ty>::serialize(self, serializer)
+            }
+        }
+
+        impl<'de> serde::Deserialize<'de> for $ty {
+            fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                $crate::strict::unit(deserializer, |text| <$ty>::deserialize(text))
+            }
+        }
+    )+};
+}
+
+pub(crate) use {serde_object, serde_tagged, serde_unit};
