@@ -1,0 +1,93 @@
+//! `planrun detect PATH…`: what each file is, which versions could have written it and why; for a
+//! directory, every JSON file below it and a count per kind and version.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+
+use super::{Format, Globals, Outcome};
+
+/// Arguments of `detect`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Files or store directories.
+    #[arg(required = true)]
+    paths: Vec<PathBuf>,
+}
+
+pub fn run(globals: &Globals, args: Args) -> anyhow::Result<Outcome> {
+    let mut files = Vec::new();
+    for path in &args.paths {
+        collect(path, &mut files).with_context(|| format!("cannot read {}", path.display()))?;
+    }
+    let mut out = std::io::stdout().lock();
+    let mut counts: BTreeMap<String, usize> = BTreeMap::new();
+    let mut rejected = 0;
+    for file in &files {
+        let bytes = std::fs::read(file).with_context(|| format!("cannot read {}", file.display()))?;
+        match planrun_legacy::detect(&bytes) {
+            Ok(detection) => {
+                *counts
+                    .entry(format!("{} {}", detection.kind.as_str(), detection.versions))
+                    .or_default() += 1;
+                if globals.quiet {
+                    continue;
+                }
+                match globals.format {
+                    Format::Text => writeln!(out, "{}: {detection}", file.display())?,
+                    Format::Json => writeln!(
+                        out,
+                        "{}",
+                        serde_json::json!({"path": file, "ok": true, "detection": detection})
+                    )?,
+                }
+            }
+            Err(err) => {
+                rejected += 1;
+                let err = err.in_file(file);
+                match globals.format {
+                    Format::Text => eprintln!("rejected: {err}"),
+                    Format::Json => writeln!(
+                        out,
+                        "{}",
+                        serde_json::json!({"path": file, "ok": false, "error": {
+                            "kind": err.kind.as_str(), "pointer": err.pointer,
+                            "line": err.line, "column": err.column, "message": err.message}})
+                    )?,
+                }
+            }
+        }
+    }
+    if !globals.quiet && globals.format == Format::Text && files.len() > 1 {
+        for (what, n) in &counts {
+            writeln!(out, "{n:>8}  {what}")?;
+        }
+        writeln!(out, "{:>8}  rejected", rejected)?;
+    }
+    Ok(if rejected > 0 {
+        Outcome::Partial
+    } else {
+        Outcome::Success
+    })
+}
+
+/// Every `.json` file under `path` (itself if it is a file), sorted; symlinks are not followed.
+fn collect(path: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+    let meta = std::fs::symlink_metadata(path)?;
+    if meta.is_file() {
+        out.push(path.to_owned());
+    } else if meta.is_dir() {
+        let mut entries: Vec<_> = std::fs::read_dir(path)?.collect::<Result<_, _>>()?;
+        entries.sort_by_key(|e| e.file_name());
+        for entry in entries {
+            let child = entry.path();
+            let kind = entry.file_type()?;
+            if kind.is_dir() || (kind.is_file() && child.extension().is_some_and(|e| e == "json")) {
+                collect(&child, out)?;
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,83 @@
+//! The command line. Exit codes: 0 everything converted (or read), 1 some documents were
+//! rejected or blocked, 2 a usage or I/O error. A closed pipe on stdout ends quietly with 0.
+
+use std::io::{self, Write};
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+mod detect;
+
+/// Migrate stored Portia SDK runs (every legacy wire version) to PlanRunV2 and back.
+#[derive(Debug, Parser)]
+#[command(name = "planrun", version, about, max_term_width = 100)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+    /// Output format of reports.
+    #[arg(long, global = true, value_enum, default_value_t = Format::Text)]
+    format: Format,
+    /// Print only errors.
+    #[arg(long, short, global = true)]
+    quiet: bool,
+}
+
+/// Report formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// Human-readable lines.
+    Text,
+    /// One JSON document (or JSON Lines for streams).
+    Json,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Say what a file or store is: document kinds, versions and the evidence for them.
+    Detect(detect::Args),
+}
+
+/// Options every verb sees.
+pub struct Globals {
+    /// Report format.
+    pub format: Format,
+    /// Print only errors.
+    pub quiet: bool,
+}
+
+/// What a verb ended with; mapped to the documented exit codes.
+pub enum Outcome {
+    /// Everything read or converted.
+    Success,
+    /// Some documents were rejected or blocked.
+    Partial,
+}
+
+/// Parses the command line, runs the verb and maps its result to an exit code.
+pub fn run() -> ExitCode {
+    let cli = Cli::parse();
+    let globals = Globals {
+        format: cli.format,
+        quiet: cli.quiet,
+    };
+    let result = match cli.command {
+        Command::Detect(args) => detect::run(&globals, args),
+    };
+    match result {
+        Ok(Outcome::Success) => ExitCode::SUCCESS,
+        Ok(Outcome::Partial) => ExitCode::from(1),
+        Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
+        Err(err) => {
+            let _ = writeln!(io::stderr(), "error: {err:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain().any(|cause| {
+        cause
+            .downcast_ref::<io::Error>()
+            .is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe)
+    })
+}

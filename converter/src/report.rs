@@ -1,0 +1,120 @@
+//! Loss reports: every datum of the legacy source, classified by what the conversion did with it,
+//! with JSON pointers on both sides.
+//!
+//! Source pointers point into one virtual document that holds every legacy input of a conversion:
+//! `{"run": …, "plan": …, "end_user": …, "config": …}` (so `/run/execution_context` or
+//! `/plan/steps/0/custom_key`). Target pointers point into the V2 document.
+
+use std::fmt;
+
+use serde::Serialize;
+use serde_json::Value;
+
+/// What happened to one datum.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EntryKind {
+    /// Same value, new name.
+    Renamed,
+    /// Same value, new place (including the `legacy` residue of a V2 document).
+    Moved,
+    /// A new value computed from the source (e.g. `step_num` from a plan step).
+    Derived,
+    /// The source had nothing; a documented default was used.
+    Defaulted,
+    /// The value was rewritten (a prefix, a canonical spelling, a redacted secret).
+    Coerced,
+    /// The value is gone: the target cannot hold it and it was not kept anywhere.
+    Dropped,
+}
+
+impl EntryKind {
+    /// The name used in reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EntryKind::Renamed => "renamed",
+            EntryKind::Moved => "moved",
+            EntryKind::Derived => "derived",
+            EntryKind::Defaulted => "defaulted",
+            EntryKind::Coerced => "coerced",
+            EntryKind::Dropped => "dropped",
+        }
+    }
+}
+
+/// One report entry.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Entry {
+    /// What happened.
+    pub kind: EntryKind,
+    /// Where the datum was in the legacy source (absent for defaults).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub from: Option<String>,
+    /// Where it is in the target (absent for drops).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub to: Option<String>,
+    /// Why, in words (the rename table's text where a table row applies).
+    pub note: String,
+    /// The value concerned, for drops and defaults; secrets are never recorded here.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub value: Option<Value>,
+}
+
+/// All entries of one conversion, in the order they happened.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct LossReport {
+    /// The entries.
+    pub entries: Vec<Entry>,
+}
+
+impl LossReport {
+    /// Records an entry.
+    pub fn push(
+        &mut self,
+        kind: EntryKind,
+        from: Option<String>,
+        to: Option<String>,
+        note: impl Into<String>,
+        value: Option<Value>,
+    ) {
+        self.entries.push(Entry {
+            kind,
+            from,
+            to,
+            note: note.into(),
+            value,
+        });
+    }
+
+    /// Whether anything was dropped for good.
+    pub fn has_loss(&self) -> bool {
+        self.entries.iter().any(|e| e.kind == EntryKind::Dropped)
+    }
+
+    /// Number of entries of a kind.
+    pub fn count(&self, kind: EntryKind) -> usize {
+        self.entries.iter().filter(|e| e.kind == kind).count()
+    }
+
+    /// Appends another report's entries.
+    pub fn extend(&mut self, other: LossReport) {
+        self.entries.extend(other.entries);
+    }
+}
+
+impl fmt::Display for LossReport {
+    /// One line per entry: `moved     /run/execution_context -> /legacy/entries/… (why)`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for entry in &self.entries {
+            write!(f, "{:<9} ", entry.kind.as_str())?;
+            match (&entry.from, &entry.to) {
+                (Some(from), Some(to)) => write!(f, "{from} -> {to}")?,
+                (Some(from), None) => write!(f, "{from}")?,
+                (None, Some(to)) => write!(f, "-> {to}")?,
+                (None, None) => {}
+            }
+            writeln!(f, " ({})", entry.note)?;
+        }
+        Ok(())
+    }
+}
