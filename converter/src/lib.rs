@@ -1,6 +1,8 @@
 //! Migration of stored Portia SDK runs: the chain W1 → R0 → … → R6 declared as data, the final
 //! step to `PlanRunV2`, the downgrade back, loss reports, and the I/O behind the `planrun` CLI.
 
+pub mod chain;
+pub mod renames;
 pub mod report;
 
 pub use report::{Entry, EntryKind, LossReport};

@@ -425,9 +425,10 @@ fn clarification_facts(facts: &mut Facts, pointer: &str, clar: &Map<String, Valu
         );
     }
     match clar.get("category").and_then(Value::as_str) {
-        Some("Argument") => facts.hard(
+        // Soft: a downgraded W1 clarification keeps its category in any version (open question 5).
+        Some("Argument") => facts.soft(
             child(pointer, "category"),
-            "category \"Argument\"",
+            "category \"Argument\" (removed in 0.1.0)",
             all(W1, R1),
         ),
         Some("User Verification") => facts.hard(

@@ -1,0 +1,223 @@
+//! The migration chain W1 → R0 → … → R6, one small pure step per version, each step being the
+//! rename-table rows of that version applied to the run's JSON tree. The result is read back with
+//! the R6 model, so a row that produced a wrong shape cannot go unnoticed.
+
+use indexmap::IndexMap;
+use serde_json::{Map, Value};
+
+use planrun_legacy::json::escape_pointer_token;
+use planrun_legacy::{LegacyRun, RunR6, Version};
+
+use crate::renames::{rows_from, Op, Row};
+use crate::report::{EntryKind, LossReport};
+
+/// A run brought to R6, with what the chain moved out of it and what it did.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AtR6 {
+    /// The run in the R6 shape.
+    pub run: RunR6,
+    /// Values R6 cannot hold, by their pointer in the virtual legacy document (`/run/…`).
+    pub residue: IndexMap<String, Value>,
+    /// One entry per datum the chain touched.
+    pub report: LossReport,
+    /// The version the chain started from.
+    pub source_version: Version,
+}
+
+/// Why the chain could not finish; a bug in the table or the models, never bad input (bad input
+/// is rejected by the legacy parser before the chain runs).
+#[derive(Debug, thiserror::Error)]
+#[error("the chain produced an invalid R6 run: {0}")]
+pub struct ChainError(#[from] serde_json::Error);
+
+/// Brings a run of any version to R6.
+pub fn to_r6(run: &LegacyRun) -> Result<AtR6, ChainError> {
+    let source_version = run.version();
+    let mut tree = serde_json::to_value(run)?;
+    let mut residue = IndexMap::new();
+    let mut report = LossReport::default();
+    for version in Version::ALL.into_iter().filter(|v| *v >= source_version) {
+        for row in rows_from(version) {
+            apply(row, &mut tree, &mut residue, &mut report);
+        }
+    }
+    Ok(AtR6 {
+        run: serde_json::from_value(tree)?,
+        residue,
+        report,
+        source_version,
+    })
+}
+
+fn note(row: &Row) -> String {
+    format!("{} {}: {}", row.step(), row.id, row.note)
+}
+
+fn apply(
+    row: &Row,
+    tree: &mut Value,
+    residue: &mut IndexMap<String, Value>,
+    report: &mut LossReport,
+) {
+    match row.op {
+        Op::RenameKey { at, from, to } => {
+            for pointer in expand(tree, at) {
+                let Some(Value::Object(obj)) = tree.pointer_mut(&pointer) else {
+                    continue;
+                };
+                if !obj.contains_key(from) {
+                    continue;
+                }
+                let old = std::mem::take(obj);
+                *obj = old
+                    .into_iter()
+                    .map(|(k, v)| {
+                        if k == from {
+                            (to.to_owned(), v)
+                        } else {
+                            (k, v)
+                        }
+                    })
+                    .collect::<Map<String, Value>>();
+                report.push(
+                    EntryKind::Renamed,
+                    Some(format!("/run{pointer}/{}", escape_pointer_token(from))),
+                    Some(format!("/run{pointer}/{}", escape_pointer_token(to))),
+                    note(row),
+                    None,
+                );
+            }
+        }
+        Op::RewritePrefix { at, from, to } => {
+            for pointer in expand(tree, at) {
+                let Some(Value::String(id)) = tree.pointer_mut(&pointer) else {
+                    continue;
+                };
+                let Some(rest) = id.strip_prefix(from).and_then(|r| r.strip_prefix('-')) else {
+                    continue;
+                };
+                *id = format!("{to}-{rest}");
+                let place = format!("/run{pointer}");
+                report.push(
+                    EntryKind::Coerced,
+                    Some(place.clone()),
+                    Some(place),
+                    note(row),
+                    None,
+                );
+            }
+        }
+        Op::Move { from, to, default } => {
+            let taken = take(tree, from);
+            let (value, kind) = match taken {
+                Some(v) if !v.is_null() => (v, EntryKind::Moved),
+                _ => (parse_default(default), EntryKind::Defaulted),
+            };
+            let recorded = (kind == EntryKind::Defaulted).then(|| value.clone());
+            if insert(tree, to, value) {
+                let source = (kind == EntryKind::Moved).then(|| format!("/run{from}"));
+                report.push(kind, source, Some(format!("/run{to}")), note(row), recorded);
+            }
+        }
+        Op::Default { at, key, value } => {
+            if let Some(Value::Object(obj)) = tree.pointer_mut(at) {
+                if !obj.contains_key(key) {
+                    let value = parse_default(value);
+                    obj.insert(key.to_owned(), value.clone());
+                    report.push(
+                        EntryKind::Defaulted,
+                        None,
+                        Some(format!("/run{at}/{}", escape_pointer_token(key))),
+                        note(row),
+                        Some(value),
+                    );
+                }
+            }
+        }
+        Op::ToResidue { at } => {
+            if let Some(value) = take(tree, at) {
+                let key = format!("/run{at}");
+                report.push(
+                    EntryKind::Moved,
+                    Some(key.clone()),
+                    Some(format!("/legacy/entries/{}", escape_pointer_token(&key))),
+                    note(row),
+                    None,
+                );
+                residue.insert(key, value);
+            }
+        }
+        Op::Mapping { .. } => {}
+    }
+}
+
+fn parse_default(text: &str) -> Value {
+    serde_json::from_str(text).expect("rename-table defaults are JSON")
+}
+
+/// Removes and returns the value at `pointer`.
+fn take(tree: &mut Value, pointer: &str) -> Option<Value> {
+    let (parent, key) = split(pointer)?;
+    match tree.pointer_mut(parent)? {
+        Value::Object(obj) => obj.shift_remove(&key),
+        _ => None,
+    }
+}
+
+/// Sets the value at `pointer`, whose parent object must exist; false when it does not.
+fn insert(tree: &mut Value, pointer: &str, value: Value) -> bool {
+    let Some((parent, key)) = split(pointer) else {
+        return false;
+    };
+    match tree.pointer_mut(parent) {
+        Some(Value::Object(obj)) => {
+            obj.insert(key, value);
+            true
+        }
+        _ => false,
+    }
+}
+
+fn split(pointer: &str) -> Option<(&str, String)> {
+    let (parent, token) = pointer.rsplit_once('/')?;
+    Some((parent, token.replace("~1", "/").replace("~0", "~")))
+}
+
+/// Expands a pointer pattern with `*` tokens into the concrete pointers present in `tree`.
+fn expand(tree: &Value, pattern: &str) -> Vec<String> {
+    let mut found = vec![String::new()];
+    for token in pattern.split('/').skip(1) {
+        let mut next = Vec::new();
+        for pointer in found {
+            match (token, tree.pointer(&pointer)) {
+                ("*", Some(Value::Array(items))) => {
+                    next.extend((0..items.len()).map(|i| format!("{pointer}/{i}")));
+                }
+                ("*", Some(Value::Object(obj))) => {
+                    next.extend(
+                        obj.keys()
+                            .map(|k| format!("{pointer}/{}", escape_pointer_token(k))),
+                    );
+                }
+                ("*", _) => {}
+                (token, _) => next.push(format!("{pointer}/{token}")),
+            }
+        }
+        found = next;
+    }
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn patterns_expand_over_arrays_and_objects() {
+        let tree = serde_json::json!({"a": [{"b": 1}, {"b": 2}], "m": {"x/y": {"b": 3}}});
+        assert_eq!(expand(&tree, "/a/*/b"), ["/a/0/b", "/a/1/b"]);
+        assert_eq!(expand(&tree, "/m/*/b"), ["/m/x~1y/b"]);
+        assert_eq!(expand(&tree, ""), [""]);
+        assert!(expand(&tree, "/none/*").is_empty());
+    }
+}

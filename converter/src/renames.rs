@@ -1,0 +1,188 @@
+//! The rename table: every rename, move, default and prefix rewrite between consecutive legacy
+//! versions, and the mapping of the last legacy version onto `PlanRunV2`. The chain interprets the
+//! legacy rows; the final step and the plan conversion cite theirs by id; `planrun renames` and
+//! the README print them all from here.
+
+use serde::Serialize;
+
+use planrun_legacy::Version;
+
+/// One operation on a run document. Paths are JSON pointers into the run; `*` stands for every
+/// element of an array (or every value of an object) at that level.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(tag = "op", rename_all = "snake_case")]
+pub enum Op {
+    /// Renames key `from` to `to` in the object(s) at `at`, keeping its position.
+    RenameKey {
+        /// Where the object is.
+        at: &'static str,
+        /// Old key.
+        from: &'static str,
+        /// New key.
+        to: &'static str,
+    },
+    /// Rewrites the prefix of the id string(s) at `at`.
+    RewritePrefix {
+        /// Where the id is.
+        at: &'static str,
+        /// Old prefix, without `-`.
+        from: &'static str,
+        /// New prefix, without `-`.
+        to: &'static str,
+    },
+    /// Moves the value at `from` to `to` (a key of an existing object, added last);
+    /// a `null` or missing value becomes `default` (JSON text).
+    Move {
+        /// Old place.
+        from: &'static str,
+        /// New place.
+        to: &'static str,
+        /// Used when the old value is null or absent.
+        default: &'static str,
+    },
+    /// Adds key `key` with `value` (JSON text) to the object at `at` when it is absent.
+    Default {
+        /// Where the object is.
+        at: &'static str,
+        /// The key.
+        key: &'static str,
+        /// Its default, as JSON text.
+        value: &'static str,
+    },
+    /// Removes the value at `at`; the V2 document keeps it in its `legacy` residue.
+    ToResidue {
+        /// Where the value is.
+        at: &'static str,
+    },
+    /// A mapping done by code (the final step to V2, the plan conversion); listed for the record.
+    Mapping {
+        /// Source, in the virtual legacy document (`/run/…`, `/plan/…`, `/end_user/…`).
+        from: &'static str,
+        /// Target in the V2 document.
+        to: &'static str,
+    },
+}
+
+/// A row of the table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Row {
+    /// A stable id, cited in loss reports.
+    pub id: &'static str,
+    /// The version the row applies to (it takes a document of this version to the next one);
+    /// `None` for the final step to V2.
+    #[serde(serialize_with = "serialize_from")]
+    pub from: Option<Version>,
+    /// What it does.
+    #[serde(flatten)]
+    pub op: Op,
+    /// Why, in words.
+    pub note: &'static str,
+}
+
+fn serialize_from<S: serde::Serializer>(v: &Option<Version>, s: S) -> Result<S::Ok, S::Error> {
+    match v {
+        Some(v) => s.serialize_str(v.as_str()),
+        None => s.serialize_str("R6→V2"),
+    }
+}
+
+use Op::*;
+use Version::*;
+
+/// The whole table, in chain order.
+pub static TABLE: &[Row] = &[
+    Row { id: "w1.planner_ext", from: Some(W1), op: RenameKey { at: "/execution_context", from: "planner_system_context_extension", to: "planning_agent_system_context_extension" }, note: "Workflow → PlanRun rename (7f5dbf0f)" },
+    Row { id: "w1.agent_ext", from: Some(W1), op: RenameKey { at: "/execution_context", from: "agent_system_context_extension", to: "execution_agent_system_context_extension" }, note: "Workflow → PlanRun rename (7f5dbf0f)" },
+    Row { id: "w1.workflow_id", from: Some(W1), op: RenameKey { at: "/outputs/clarifications/*", from: "workflow_id", to: "plan_run_id" }, note: "clarifications name their run plan_run_id from R0" },
+    Row { id: "w1.id_prefix", from: Some(W1), op: RewritePrefix { at: "/id", from: "wkfl", to: "pr" }, note: "Workflow ids become PlanRun ids" },
+    Row { id: "w1.clar_prefix", from: Some(W1), op: RewritePrefix { at: "/outputs/clarifications/*/plan_run_id", from: "wkfl", to: "pr" }, note: "a clarification points at its run, whose id was rewritten" },
+    Row { id: "r0.id_prefix", from: Some(R0), op: RewritePrefix { at: "/id", from: "pr", to: "prun" }, note: "prefix pr → prun (97487b0c)" },
+    Row { id: "r0.clar_prefix", from: Some(R0), op: RewritePrefix { at: "/outputs/clarifications/*/plan_run_id", from: "pr", to: "prun" }, note: "a clarification points at its run, whose id was rewritten (open question 10)" },
+    Row { id: "r2.planning_ext", from: Some(R2), op: ToResidue { at: "/execution_context/planning_agent_system_context_extension" }, note: "system-context extensions removed in R3 (81e128d2); V2 has no slot" },
+    Row { id: "r2.execution_ext", from: Some(R2), op: ToResidue { at: "/execution_context/execution_agent_system_context_extension" }, note: "system-context extensions removed in R3 (81e128d2); V2 has no slot" },
+    Row { id: "r3.end_user_id", from: Some(R3), op: Move { from: "/execution_context/end_user_id", to: "/end_user_id", default: "\"local\"" }, note: "the end user moves to a required top-level key (d8454447); null becomes the SDK's default end user \"local\" (open question 8)" },
+    Row { id: "r4.plan_run_inputs", from: Some(R4), op: Default { at: "", key: "plan_run_inputs", value: "{}" }, note: "plan inputs arrive in R5 (9056d8cc); older runs had none" },
+    Row { id: "r5.execution_context", from: Some(R5), op: ToResidue { at: "/execution_context" }, note: "execution_context removed in R6 (4b43e4d9); its additional_data is also merged into the end user" },
+    Row { id: "v2.current_step_id", from: None, op: Mapping { from: "/run/current_step_id", to: "/current_step_index" }, note: "the dialect of the original design names the step position current_step_id" },
+    Row { id: "v2.plan_id", from: None, op: Mapping { from: "/run/plan_id", to: "/plan" }, note: "the run embeds its plan, converted to PlanV2" },
+    Row { id: "v2.end_user_id", from: None, op: Mapping { from: "/run/end_user_id", to: "/end_user" }, note: "the run embeds its end user (the store's <external_id>.json, else a default EndUser)" },
+    Row { id: "v2.additional_data", from: None, op: Mapping { from: "/run/execution_context/additional_data", to: "/end_user/additional_data" }, note: "context data is merged under the end user's own (the stored EndUser wins on a conflict; open question 8)" },
+    Row { id: "v2.step_outputs", from: None, op: Mapping { from: "/run/outputs/step_outputs", to: "/step_output_values" }, note: "step outputs become StepOutputValues, matched to plan steps by output name, then by $step_N_output (open question 1)" },
+    Row { id: "v2.final_output", from: None, op: Mapping { from: "/run/outputs/final_output", to: "/final_output" }, note: "the outputs container is flattened" },
+    Row { id: "v2.clarifications", from: None, op: Mapping { from: "/run/outputs/clarifications", to: "/clarifications" }, note: "kept (the original V2 design dropped them)" },
+    Row { id: "v2.plan_run_inputs", from: None, op: Mapping { from: "/run/plan_run_inputs", to: "/plan_run_inputs" }, note: "values kept as the strings the SDK stored (open question 3)" },
+    Row { id: "v2.config", from: None, op: Mapping { from: "/config", to: "/config" }, note: "the --config file over the SDK's defaults; secrets are always redacted (open question 9)" },
+    Row { id: "plan.inputs", from: None, op: Mapping { from: "/plan/inputs", to: "/plan/plan_inputs" }, note: "v0.3.2 plan inputs were renamed plan_inputs in v0.3.4 (756e49d8)" },
+    Row { id: "plan.query", from: None, op: Mapping { from: "/plan/plan_context/query", to: "/plan/label" }, note: "PlanV2 is labelled with the legacy query (open question 7)" },
+    Row { id: "plan.tool_ids", from: None, op: Mapping { from: "/plan/plan_context/tool_ids", to: "/plan/tool_ids" }, note: "the planner's tool list (open question 7)" },
+    Row { id: "plan.steps", from: None, op: Mapping { from: "/plan/steps", to: "/plan/steps" }, note: "steps stay 1:1; builder-made steps get their PlanV2 type, planner-made ones the legacy type (open question 6)" },
+];
+
+/// The rows that take a document of `version` to the next version.
+pub fn rows_from(version: Version) -> impl Iterator<Item = &'static Row> {
+    TABLE.iter().filter(move |row| row.from == Some(version))
+}
+
+/// The row with this id.
+pub fn row(id: &str) -> &'static Row {
+    TABLE
+        .iter()
+        .find(|row| row.id == id)
+        .unwrap_or_else(|| panic!("no rename row {id:?}"))
+}
+
+impl Row {
+    /// `W1→R0`, or `R6→V2` for the final mapping.
+    pub fn step(&self) -> String {
+        match self.from {
+            Some(v) => {
+                let next = Version::ALL[(v as usize + 1).min(Version::ALL.len() - 1)];
+                format!("{v}→{next}")
+            }
+            None => "R6→V2".to_owned(),
+        }
+    }
+
+    /// The operation in words, e.g. `rename /execution_context/planner_… → …`.
+    pub fn describe(&self) -> String {
+        match self.op {
+            RenameKey { at, from, to } => format!("rename {at}/{from} → {at}/{to}"),
+            RewritePrefix { at, from, to } => format!("prefix {at}: {from}- → {to}-"),
+            Move { from, to, default } => format!("move {from} → {to} (null → {default})"),
+            Default { at, key, value } => format!("default {at}/{key} = {value}"),
+            ToResidue { at } => format!("keep {at} in /legacy"),
+            Mapping { from, to } => format!("map {from} → {to}"),
+        }
+    }
+}
+
+/// The table as Markdown, as the README shows it.
+pub fn markdown() -> String {
+    let mut out = String::from("| id | step | operation | why |\n|---|---|---|---|\n");
+    for row in TABLE {
+        out.push_str(&format!(
+            "| `{}` | {} | `{}` | {} |\n",
+            row.id,
+            row.step(),
+            row.describe(),
+            row.note
+        ));
+    }
+    out
+}
+
+/// The table as aligned text.
+pub fn text() -> String {
+    TABLE
+        .iter()
+        .map(|row| {
+            format!(
+                "{:<20} {:<6} {}  ({})\n",
+                row.id,
+                row.step(),
+                row.describe(),
+                row.note
+            )
+        })
+        .collect()
+}
