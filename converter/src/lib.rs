@@ -2,7 +2,13 @@
 //! step to `PlanRunV2`, the downgrade back, loss reports, and the I/O behind the `planrun` CLI.
 
 pub mod chain;
+pub mod diff;
+pub mod downgrade;
+mod ids;
+pub mod plan;
 pub mod renames;
 pub mod report;
+pub mod upgrade;
 
+pub use plan::{plan_from_legacy, plan_to_legacy, PlanConversion};
 pub use report::{Entry, EntryKind, LossReport};

@@ -26,11 +26,16 @@ pub fn run(globals: &Globals, args: Args) -> anyhow::Result<Outcome> {
     let mut counts: BTreeMap<String, usize> = BTreeMap::new();
     let mut rejected = 0;
     for file in &files {
-        let bytes = std::fs::read(file).with_context(|| format!("cannot read {}", file.display()))?;
+        let bytes =
+            std::fs::read(file).with_context(|| format!("cannot read {}", file.display()))?;
         match planrun_legacy::detect(&bytes) {
             Ok(detection) => {
                 *counts
-                    .entry(format!("{} {}", detection.kind.as_str(), detection.versions))
+                    .entry(format!(
+                        "{} {}",
+                        detection.kind.as_str(),
+                        detection.versions
+                    ))
                     .or_default() += 1;
                 if globals.quiet {
                     continue;
@@ -74,7 +79,7 @@ pub fn run(globals: &Globals, args: Args) -> anyhow::Result<Outcome> {
 }
 
 /// Every `.json` file under `path` (itself if it is a file), sorted; symlinks are not followed.
-fn collect(path: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+pub(super) fn collect(path: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
     let meta = std::fs::symlink_metadata(path)?;
     if meta.is_file() {
         out.push(path.to_owned());

@@ -7,6 +7,9 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand, ValueEnum};
 
 mod detect;
+mod diff;
+mod downgrade;
+mod renames;
 
 /// Migrate stored Portia SDK runs (every legacy wire version) to PlanRunV2 and back.
 #[derive(Debug, Parser)]
@@ -35,6 +38,12 @@ pub enum Format {
 enum Command {
     /// Say what a file or store is: document kinds, versions and the evidence for them.
     Detect(detect::Args),
+    /// Convert a PlanRunV2 back to the SDK's HEAD format: run, plan and end user.
+    Downgrade(downgrade::Args),
+    /// Print the rename table the migration chain runs on.
+    Renames(renames::Args),
+    /// Show the differences between two JSON documents, by JSON pointer.
+    Diff(diff::Args),
 }
 
 /// Options every verb sees.
@@ -62,6 +71,9 @@ pub fn run() -> ExitCode {
     };
     let result = match cli.command {
         Command::Detect(args) => detect::run(&globals, args),
+        Command::Downgrade(args) => downgrade::run(&globals, args),
+        Command::Renames(args) => renames::run(&globals, args),
+        Command::Diff(args) => diff::run(&globals, args),
     };
     match result {
         Ok(Outcome::Success) => ExitCode::SUCCESS,

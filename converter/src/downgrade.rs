@@ -1,0 +1,231 @@
+//! `PlanRunV2` back to the legacy HEAD format: an R6 run, its Plan and its EndUser. Residue that
+//! R6 cannot hold (an old execution context, say) is refused unless the caller allows the loss,
+//! and then each dropped value is reported.
+
+use indexmap::IndexMap;
+use serde_json::{Map, Value};
+
+use planrun_legacy::json::escape_pointer_token;
+use planrun_legacy::{Clarification, LocalDataValue, Output, Outputs, PlanId, RunId, RunR6};
+use planrun_v2::PlanRunV2;
+
+use crate::plan::plan_to_legacy;
+use crate::report::{EntryKind, LossReport};
+use crate::upgrade::legacy_state;
+
+/// A downgraded run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Downgraded {
+    /// The R6 run.
+    pub run: RunR6,
+    /// Its legacy plan (`plan-<id>.json`).
+    pub plan: planrun_legacy::Plan,
+    /// Its end user (`<external_id>.json`).
+    pub end_user: planrun_legacy::EndUser,
+    /// What could not be written back, and what was rewritten.
+    pub report: LossReport,
+}
+
+/// Why a V2 document was not downgraded.
+#[derive(Debug, thiserror::Error)]
+pub enum DowngradeError {
+    /// The R6 format cannot hold these values; pass `allow_loss` to drop them (reported).
+    #[error("downgrading would drop {} value(s) R6 cannot hold: {}; allow the loss to go on", .0.len(), .0.join(", "))]
+    WouldDrop(Vec<String>),
+    /// A value of the V2 document has no legacy form.
+    #[error("cannot downgrade: {0}")]
+    Invalid(String),
+}
+
+/// Converts a V2 document back to an R6 run, a legacy plan and an end user.
+pub fn downgrade(v2: &PlanRunV2, allow_loss: bool) -> Result<Downgraded, DowngradeError> {
+    let mut report = LossReport::default();
+    let empty = IndexMap::new();
+    let residue = v2.legacy.as_ref().map_or(&empty, |r| &r.entries);
+    let (plan_residue, run_residue): (IndexMap<_, _>, IndexMap<_, _>) = residue
+        .iter()
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .partition(|(k, _)| k.starts_with("/plan"));
+    if !run_residue.is_empty() {
+        let pointers: Vec<String> = run_residue.keys().cloned().collect();
+        if !allow_loss {
+            return Err(DowngradeError::WouldDrop(pointers));
+        }
+        for (pointer, value) in run_residue {
+            report.push(
+                EntryKind::Dropped,
+                Some(format!(
+                    "/legacy/entries/{}",
+                    escape_pointer_token(&pointer)
+                )),
+                None,
+                format!("{pointer} has no place in an R6 run"),
+                Some(value),
+            );
+        }
+    }
+    let plan = plan_to_legacy(&v2.plan, &plan_residue);
+    let id: RunId = serde_json::from_value(Value::String(v2.id.clone()))
+        .map_err(|e| DowngradeError::Invalid(format!("/id: {e}")))?;
+    let plan_id: PlanId = serde_json::from_value(Value::String(v2.plan.id.clone()))
+        .map_err(|e| DowngradeError::Invalid(format!("/plan/id: {e}")))?;
+    let mut step_outputs = IndexMap::new();
+    for (i, value) in v2.step_output_values.iter().enumerate() {
+        let output = legacy_output(
+            &value.output,
+            &format!("/step_output_values/{i}/output"),
+            &mut report,
+        )?;
+        if step_outputs
+            .insert(value.output_name.clone(), output)
+            .is_some()
+        {
+            report.push(
+                EntryKind::Dropped,
+                Some(format!("/step_output_values/{i}")),
+                None,
+                format!(
+                    "a second output named {:?}; legacy step outputs are keyed by name",
+                    value.output_name
+                ),
+                None,
+            );
+        }
+    }
+    let final_output = v2
+        .final_output
+        .as_ref()
+        .map(|o| legacy_output(o, "/final_output", &mut report))
+        .transpose()?;
+    let clarifications = v2
+        .clarifications
+        .iter()
+        .enumerate()
+        .map(|(i, c)| legacy_clarification(i, c))
+        .collect::<Result<Vec<_>, _>>()?;
+    let plan_run_inputs = v2
+        .plan_run_inputs
+        .iter()
+        .enumerate()
+        .map(|(i, (name, value))| {
+            let value = legacy_value(
+                &value.value,
+                &format!("/plan_run_inputs/{i}/value"),
+                &mut report,
+            );
+            (
+                name.clone(),
+                LocalDataValue {
+                    value,
+                    summary: v2.plan_run_inputs[name].summary.clone(),
+                },
+            )
+        })
+        .collect();
+    let run = RunR6 {
+        id: Some(id),
+        plan_id,
+        current_step_index: v2.current_step_index,
+        state: legacy_state(v2.state),
+        end_user_id: v2.end_user.external_id.clone(),
+        outputs: Outputs {
+            clarifications,
+            step_outputs,
+            final_output,
+        },
+        plan_run_inputs,
+    };
+    let end_user = planrun_legacy::EndUser {
+        external_id: v2.end_user.external_id.clone(),
+        name: v2.end_user.name.clone(),
+        email: v2.end_user.email.clone(),
+        phone_number: v2.end_user.phone_number.clone(),
+        additional_data: v2.end_user.additional_data.clone(),
+    };
+    Ok(Downgraded {
+        run,
+        plan,
+        end_user,
+        report,
+    })
+}
+
+/// Legacy output values are strings; a V2 value of another JSON type is stringified as the SDK
+/// would, and reported.
+fn legacy_value(value: &Value, pointer: &str, report: &mut LossReport) -> String {
+    match value {
+        Value::String(s) => s.clone(),
+        other => {
+            report.push(
+                EntryKind::Coerced,
+                Some(pointer.to_owned()),
+                None,
+                "legacy output values are strings: stringified as the SDK does",
+                Some(other.clone()),
+            );
+            planrun_legacy::stringify(other.clone())
+        }
+    }
+}
+
+fn legacy_output(
+    output: &planrun_v2::Output,
+    pointer: &str,
+    report: &mut LossReport,
+) -> Result<Output, DowngradeError> {
+    Ok(match output {
+        planrun_v2::Output::Local { value, summary } => Output::Local(LocalDataValue {
+            value: legacy_value(value, &format!("{pointer}/value"), report),
+            summary: summary.clone(),
+        }),
+        planrun_v2::Output::AgentMemory {
+            output_name,
+            plan_run_id,
+            summary,
+        } => Output::AgentMemory(planrun_legacy::AgentMemoryValue {
+            output_name: output_name.clone(),
+            plan_run_id: serde_json::from_value(Value::String(plan_run_id.clone()))
+                .map_err(|e| DowngradeError::Invalid(format!("{pointer}/plan_run_id: {e}")))?,
+            summary: summary.clone(),
+        }),
+    })
+}
+
+/// A V2 clarification in the HEAD legacy key order: base keys, category keys, unknown keys.
+fn legacy_clarification(
+    index: usize,
+    clar: &planrun_v2::Clarification,
+) -> Result<Clarification, DowngradeError> {
+    let Value::Object(v2) = serde_json::to_value(clar).expect("clarifications are JSON") else {
+        unreachable!("a clarification serialises as an object")
+    };
+    let mut obj = Map::new();
+    for key in [
+        "id",
+        "plan_run_id",
+        "category",
+        "response",
+        "step",
+        "user_guidance",
+        "resolved",
+        "source",
+    ] {
+        if let Some(value) = v2.get(key) {
+            obj.insert(key.to_owned(), value.clone());
+        }
+    }
+    // A null category field stands for a key the source release did not write (legacy files never
+    // hold null there), so it is left out again.
+    for (key, value) in &v2 {
+        if !obj.contains_key(key) && key != "extra" && !value.is_null() {
+            obj.insert(key.clone(), value.clone());
+        }
+    }
+    if let Some(Value::Object(extra)) = v2.get("extra") {
+        for (key, value) in extra {
+            obj.insert(key.clone(), value.clone());
+        }
+    }
+    serde_json::from_value(Value::Object(obj))
+        .map_err(|e| DowngradeError::Invalid(format!("/clarifications/{index}: {e}")))
+}

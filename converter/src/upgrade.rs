@@ -1,0 +1,545 @@
+//! The final step: an R6 run, its Plan, its EndUser and a Config become one `PlanRunV2`.
+//! Every datum lands in a typed V2 field or in the `legacy` residue, and the report says which.
+
+use indexmap::IndexMap;
+use serde_json::{Map, Value};
+
+use planrun_legacy::json::escape_pointer_token;
+use planrun_legacy::{Category, Clarification, Output, Parsed, StepKey};
+use planrun_v2::{LegacyResidue, PlanRunV2};
+
+use crate::chain::{to_r6, ChainError};
+use crate::ids::stable_id;
+use crate::plan::plan_from_legacy;
+use crate::renames::row;
+use crate::report::{EntryKind, LossReport};
+
+/// Everything one run's conversion reads; the store layer finds the files.
+pub struct Sources<'a> {
+    /// The parsed legacy run.
+    pub run: &'a Parsed,
+    /// Its plan (`plan-<id>.json`), if found.
+    pub plan: Option<&'a planrun_legacy::Plan>,
+    /// Its end user (`<external_id>.json`, R4+ stores), if found.
+    pub end_user: Option<&'a planrun_legacy::EndUser>,
+    /// The resolved configuration (see [`resolve_config`]).
+    pub config: &'a planrun_v2::Config,
+    /// Whether an agent-memory file exists (`<prun-id>/<output_name>.json`); `None` when there is
+    /// no store to look in (a single document converted on its own).
+    pub agent_memory: Option<&'a dyn Fn(&str, &str) -> bool>,
+}
+
+/// A finished conversion.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Converted {
+    /// The V2 document.
+    pub run: PlanRunV2,
+    /// Everything the conversion did to the source.
+    pub report: LossReport,
+}
+
+/// Why a run was not converted.
+#[derive(Debug, thiserror::Error)]
+pub enum ConvertError {
+    /// A referenced file is missing.
+    #[error("blocked: {what} {missing} not found")]
+    Blocked {
+        /// What is missing (`plan`, `agent-memory file`).
+        what: &'static str,
+        /// The file name or relative path that was looked for.
+        missing: String,
+    },
+    /// The inputs are valid one by one but do not fit together.
+    #[error("rejected: {0}")]
+    Rejected(String),
+    /// A bug in the chain; never expected.
+    #[error(transparent)]
+    Chain(#[from] ChainError),
+}
+
+/// The run's Config: the user's file over the SDK's defaults, secrets redacted (open question 9).
+pub fn resolve_config(
+    user: Option<&planrun_legacy::Config>,
+) -> Result<(planrun_v2::Config, LossReport), ConvertError> {
+    let note = row("v2.config").note;
+    let mut report = LossReport::default();
+    let mut base =
+        serde_json::to_value(planrun_v2::Config::sdk_defaults()).expect("config is JSON");
+    match user {
+        None => report.push(
+            EntryKind::Defaulted,
+            None,
+            Some("/config".into()),
+            format!("no --config given: {note}"),
+            None,
+        ),
+        Some(user) => {
+            let overlay = serde_json::to_value(user).expect("config is JSON");
+            for (key, value) in overlay.as_object().into_iter().flatten() {
+                let pointer = format!("/config/{}", escape_pointer_token(key));
+                match (base.get_mut(key), value) {
+                    (Some(Value::Object(models)), Value::Object(given)) => {
+                        for (k, v) in given {
+                            models.insert(k.clone(), v.clone());
+                        }
+                    }
+                    (Some(slot), _) => *slot = value.clone(),
+                    (None, _) => {
+                        report.push(
+                            EntryKind::Dropped,
+                            Some(pointer),
+                            None,
+                            "not a Config field of the SDK's HEAD",
+                            Some(value.clone()),
+                        );
+                        continue;
+                    }
+                }
+                report.push(
+                    EntryKind::Moved,
+                    Some(pointer.clone()),
+                    Some(pointer),
+                    note,
+                    None,
+                );
+            }
+            for secret in user.clear_secrets() {
+                let pointer = format!("/config/{secret}");
+                report.push(
+                    EntryKind::Coerced,
+                    Some(pointer.clone()),
+                    Some(pointer),
+                    "secret redacted: this toolkit never writes one in clear",
+                    None,
+                );
+            }
+        }
+    }
+    let config =
+        serde_json::from_value(base).map_err(|e| ConvertError::Rejected(format!("config: {e}")))?;
+    Ok((config, report))
+}
+
+/// Converts one legacy run (any version) to `PlanRunV2`.
+pub fn upgrade(src: &Sources) -> Result<Converted, ConvertError> {
+    let legacy_run = src.run.as_run().ok_or_else(|| {
+        ConvertError::Rejected(format!(
+            "not a run but a {}",
+            src.run.detection.kind.as_str()
+        ))
+    })?;
+    let at = to_r6(legacy_run)?;
+    let mut report = at.report;
+    let mut residue = at.residue;
+    let run = at.run;
+    if src.run.step_key == StepKey::Id {
+        let r = row("v2.current_step_id");
+        report.push(
+            EntryKind::Renamed,
+            Some("/run/current_step_id".into()),
+            Some("/current_step_index".into()),
+            r.note,
+            None,
+        );
+    }
+
+    let plan_file = format!("{}.json", run.plan_id);
+    let legacy_plan = src.plan.ok_or(ConvertError::Blocked {
+        what: "plan",
+        missing: plan_file,
+    })?;
+    if let Some(id) = legacy_plan.id {
+        if id != run.plan_id {
+            return Err(ConvertError::Rejected(format!(
+                "the plan file holds {id}, but the run executes {}",
+                run.plan_id
+            )));
+        }
+    }
+    let converted_plan = plan_from_legacy(legacy_plan);
+    let mut plan = converted_plan.plan;
+    report.extend(converted_plan.report);
+    residue.extend(converted_plan.residue);
+    if legacy_plan.id.is_none() {
+        plan.id = run.plan_id.to_string();
+        report.push(
+            EntryKind::Derived,
+            Some("/run/plan_id".into()),
+            Some("/plan/id".into()),
+            "the plan file has no id; the run's plan_id names it",
+            None,
+        );
+    }
+    report.push(
+        EntryKind::Moved,
+        Some("/run/plan_id".into()),
+        Some("/plan/id".into()),
+        row("v2.plan_id").note,
+        None,
+    );
+
+    if let Some(exists) = src.agent_memory {
+        let outputs = run
+            .outputs
+            .step_outputs
+            .values()
+            .chain(run.outputs.final_output.as_ref());
+        for output in outputs {
+            if let Output::AgentMemory(memory) = output {
+                if !exists(&memory.plan_run_id.to_string(), &memory.output_name) {
+                    return Err(ConvertError::Blocked {
+                        what: "agent-memory file",
+                        missing: format!("{}/{}.json", memory.plan_run_id, memory.output_name),
+                    });
+                }
+            }
+        }
+    }
+
+    let end_user = end_user(src.end_user, &run.end_user_id, &residue, &mut report)?;
+    let step_output_values =
+        step_output_values(&run.outputs.step_outputs, legacy_plan, &plan, &mut report);
+    let final_output = run.outputs.final_output.as_ref().map(|o| {
+        report.push(
+            EntryKind::Moved,
+            Some("/run/outputs/final_output".into()),
+            Some("/final_output".into()),
+            row("v2.final_output").note,
+            None,
+        );
+        output(o)
+    });
+    let run_id = match run.id {
+        Some(id) => id.to_string(),
+        None => {
+            let id = stable_id("prun", &src.run.to_sdk_json());
+            report.push(
+                EntryKind::Defaulted,
+                None,
+                Some("/id".into()),
+                "the run file has no id; one is derived from its content",
+                Some(Value::String(id.clone())),
+            );
+            id
+        }
+    };
+    let clarifications = run
+        .outputs
+        .clarifications
+        .iter()
+        .enumerate()
+        .map(|(i, c)| clarification(i, c, &mut report))
+        .collect::<Result<Vec<_>, _>>()?;
+    if !clarifications.is_empty() {
+        report.push(
+            EntryKind::Moved,
+            Some("/run/outputs/clarifications".into()),
+            Some("/clarifications".into()),
+            row("v2.clarifications").note,
+            None,
+        );
+    }
+    let plan_run_inputs = run
+        .plan_run_inputs
+        .iter()
+        .map(|(name, value)| {
+            let pointer = escape_pointer_token(name);
+            report.push(
+                EntryKind::Moved,
+                Some(format!("/run/plan_run_inputs/{pointer}")),
+                Some(format!("/plan_run_inputs/{pointer}")),
+                row("v2.plan_run_inputs").note,
+                None,
+            );
+            (
+                name.clone(),
+                planrun_v2::LocalDataValue {
+                    value: Value::String(value.value.clone()),
+                    summary: value.summary.clone(),
+                },
+            )
+        })
+        .collect();
+    let v2 = PlanRunV2 {
+        id: run_id,
+        state: state(run.state),
+        current_step_index: run.current_step_index,
+        plan,
+        end_user,
+        step_output_values,
+        final_output,
+        plan_run_inputs,
+        config: src.config.clone(),
+        clarifications,
+        legacy: (!residue.is_empty()).then(|| LegacyResidue {
+            source_version: at.source_version.as_str().to_owned(),
+            entries: residue,
+        }),
+    };
+    Ok(Converted { run: v2, report })
+}
+
+fn state(state: planrun_legacy::RunState) -> planrun_v2::PlanRunState {
+    use planrun_legacy::RunState as L;
+    use planrun_v2::PlanRunState as V;
+    match state {
+        L::NOT_STARTED => V::NotStarted,
+        L::IN_PROGRESS => V::InProgress,
+        L::NEED_CLARIFICATION => V::NeedClarification,
+        L::READY_TO_RESUME => V::ReadyToResume,
+        L::COMPLETE => V::Complete,
+        L::FAILED => V::Failed,
+    }
+}
+
+/// A legacy output as a V2 output; the stringified value stays a string (open question 3).
+pub fn output(output: &Output) -> planrun_v2::Output {
+    match output {
+        Output::Local(local) => planrun_v2::Output::Local {
+            value: Value::String(local.value.clone()),
+            summary: local.summary.clone(),
+        },
+        Output::AgentMemory(memory) => planrun_v2::Output::AgentMemory {
+            output_name: memory.output_name.clone(),
+            plan_run_id: memory.plan_run_id.to_string(),
+            summary: memory.summary.clone(),
+        },
+    }
+}
+
+/// The stored EndUser, else a default one for the run's `end_user_id`; the old context's
+/// `additional_data` is merged under it, the stored values winning (open question 8).
+fn end_user(
+    stored: Option<&planrun_legacy::EndUser>,
+    external_id: &str,
+    residue: &IndexMap<String, Value>,
+    report: &mut LossReport,
+) -> Result<planrun_v2::EndUser, ConvertError> {
+    let mut user = match stored {
+        Some(stored) if stored.external_id != external_id => {
+            return Err(ConvertError::Rejected(format!(
+                "the end-user file holds {:?}, but the run names {external_id:?}",
+                stored.external_id
+            )))
+        }
+        Some(stored) => {
+            report.push(
+                EntryKind::Moved,
+                Some("/end_user".into()),
+                Some("/end_user".into()),
+                row("v2.end_user_id").note,
+                None,
+            );
+            planrun_v2::EndUser {
+                external_id: stored.external_id.clone(),
+                name: stored.name.clone(),
+                email: stored.email.clone(),
+                phone_number: stored.phone_number.clone(),
+                additional_data: stored.additional_data.clone(),
+            }
+        }
+        None => {
+            report.push(
+                EntryKind::Defaulted,
+                Some("/run/end_user_id".into()),
+                Some("/end_user".into()),
+                format!("no end-user file: {}", row("v2.end_user_id").note),
+                None,
+            );
+            planrun_v2::EndUser {
+                external_id: external_id.to_owned(),
+                name: String::new(),
+                email: String::new(),
+                phone_number: String::new(),
+                additional_data: IndexMap::new(),
+            }
+        }
+    };
+    let context_data = residue
+        .get("/run/execution_context")
+        .and_then(|ec| ec.get("additional_data"))
+        .and_then(Value::as_object);
+    for (key, value) in context_data.into_iter().flatten() {
+        let token = escape_pointer_token(key);
+        let from = Some(format!("/run/execution_context/additional_data/{token}"));
+        if user.additional_data.contains_key(key) {
+            report.push(EntryKind::Moved, from, Some(format!("/legacy/entries/{}", escape_pointer_token("/run/execution_context"))), "the stored end user has its own value for this key; the context's stays in the residue", None);
+        } else {
+            user.additional_data
+                .insert(key.clone(), value.as_str().map(str::to_owned));
+            report.push(
+                EntryKind::Derived,
+                from,
+                Some(format!("/end_user/additional_data/{token}")),
+                row("v2.additional_data").note,
+                None,
+            );
+        }
+    }
+    Ok(user)
+}
+
+/// Step outputs matched to plan steps (open question 1): the first step whose `output` is the
+/// key, else `N` from a `$step_N_output` key, else unmatched (kept with its key, reported).
+fn step_output_values(
+    outputs: &IndexMap<String, Output>,
+    legacy_plan: &planrun_legacy::Plan,
+    plan: &planrun_v2::PlanV2,
+    report: &mut LossReport,
+) -> Vec<planrun_v2::StepOutputValue> {
+    let note = row("v2.step_outputs").note;
+    outputs
+        .iter()
+        .enumerate()
+        .map(|(i, (key, value))| {
+            let from = format!("/run/outputs/step_outputs/{}", escape_pointer_token(key));
+            let step_num = legacy_plan
+                .steps
+                .iter()
+                .position(|s| &s.output == key)
+                .or_else(|| positional(key).filter(|n| *n < plan.steps.len()));
+            report.push(EntryKind::Moved, Some(from.clone()), Some(format!("/step_output_values/{i}/output")), note, None);
+            match step_num {
+                Some(n) => report.push(EntryKind::Derived, Some(from), Some(format!("/step_output_values/{i}/step_num")), format!("produced by plan step {n}"), None),
+                None => report.push(EntryKind::Derived, Some(from), Some(format!("/step_output_values/{i}/output_name")), "no plan step produces this output: step_num and step_name are null, the key is kept as output_name (open question 1)", None),
+            }
+            planrun_v2::StepOutputValue {
+                step_num: step_num.map(|n| n as i64),
+                step_name: step_num.map(|n| plan.steps[n].step_name().to_owned()),
+                output_name: key.clone(),
+                description: String::new(),
+                output: output(value),
+            }
+        })
+        .collect()
+}
+
+fn positional(key: &str) -> Option<usize> {
+    key.strip_prefix("$step_")?
+        .strip_suffix("_output")?
+        .parse()
+        .ok()
+}
+
+/// A legacy clarification as V2: category, fields and unknown keys kept as they are (open
+/// question 5); keys a release did not write become null, each reported.
+fn clarification(
+    index: usize,
+    clar: &Clarification,
+    report: &mut LossReport,
+) -> Result<planrun_v2::Clarification, ConvertError> {
+    let at = format!("/run/outputs/clarifications/{index}");
+    let to = format!("/clarifications/{index}");
+    let mut obj = Map::new();
+    obj.insert(
+        "category".into(),
+        Value::String(clar.category.as_str().into()),
+    );
+    let id = match clar.id {
+        Some(id) => id.to_string(),
+        None => {
+            let id = stable_id(
+                "clar",
+                &format!("{at}{}", serde_json::to_string(clar).expect("JSON")),
+            );
+            report.push(
+                EntryKind::Defaulted,
+                None,
+                Some(format!("{to}/id")),
+                "the clarification has no id; one is derived from its content",
+                Some(Value::String(id.clone())),
+            );
+            id
+        }
+    };
+    obj.insert("id".into(), Value::String(id));
+    let run_ref = clar
+        .run_ref
+        .and_then(|(_, id)| id)
+        .map(|id| Value::String(id.to_string()));
+    if clar.run_ref.is_none() {
+        report.push(
+            EntryKind::Defaulted,
+            None,
+            Some(format!("{to}/plan_run_id")),
+            "no run reference in the source",
+            Some(Value::Null),
+        );
+    }
+    obj.insert("plan_run_id".into(), run_ref.unwrap_or(Value::Null));
+    obj.insert("response".into(), clar.response.clone());
+    obj.insert("step".into(), clar.step.map_or(Value::Null, Value::from));
+    obj.insert(
+        "user_guidance".into(),
+        Value::String(clar.user_guidance.clone()),
+    );
+    obj.insert("resolved".into(), Value::Bool(clar.resolved));
+    let mut absent = Vec::new();
+    match &clar.source {
+        Some(source) => {
+            obj.insert(
+                "source".into(),
+                source.clone().map_or(Value::Null, Value::String),
+            );
+        }
+        None => {
+            obj.insert("source".into(), Value::Null);
+            absent.push("source");
+        }
+    }
+    let v2_keys: &[&str] = match clar.category {
+        Category::Argument => &["argument_name"],
+        other => other.subtype_keys(),
+    };
+    for key in v2_keys {
+        match clar.fields.get(*key) {
+            Some(value) => {
+                obj.insert((*key).into(), value.clone());
+            }
+            None => {
+                obj.insert((*key).into(), Value::Null);
+                absent.push(key);
+            }
+        }
+    }
+    for key in absent {
+        report.push(
+            EntryKind::Defaulted,
+            None,
+            Some(format!("{to}/{key}")),
+            "a key this release of the SDK did not write",
+            Some(Value::Null),
+        );
+    }
+    let extra: Map<String, Value> = clar
+        .extra
+        .iter()
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    if !extra.is_empty() {
+        report.push(
+            EntryKind::Moved,
+            Some(at.clone()),
+            Some(format!("{to}/extra")),
+            "keys the SDK's clarification models ignore, kept",
+            None,
+        );
+    }
+    obj.insert("extra".into(), Value::Object(extra));
+    serde_json::from_value(Value::Object(obj))
+        .map_err(|e| ConvertError::Rejected(format!("{at}: {e}")))
+}
+
+/// The run state, unchanged across versions.
+pub fn legacy_state(state: planrun_v2::PlanRunState) -> planrun_legacy::RunState {
+    use planrun_legacy::RunState as L;
+    use planrun_v2::PlanRunState as V;
+    match state {
+        V::NotStarted => L::NOT_STARTED,
+        V::InProgress => L::IN_PROGRESS,
+        V::NeedClarification => L::NEED_CLARIFICATION,
+        V::ReadyToResume => L::READY_TO_RESUME,
+        V::Complete => L::COMPLETE,
+        V::Failed => L::FAILED,
+    }
+}

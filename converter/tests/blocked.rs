@@ -1,0 +1,113 @@
+//! Unresolvable references give a `blocked` outcome naming the missing path, never a half-built
+//! V2 document.
+
+use std::path::Path;
+
+use planrun_converter::upgrade::{resolve_config, upgrade, ConvertError, Sources};
+use planrun_legacy::{parse, LegacyDocument};
+
+fn store(name: &str) -> planrun_legacy::Parsed {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../examples/store")
+        .join(name);
+    parse(&std::fs::read(path).unwrap()).unwrap()
+}
+
+#[test]
+fn a_missing_plan_blocks_the_run_and_names_the_file() {
+    let run = store("prun-7f1c3b6e-8a9d-4eaf-8b1c-3d4e5f6a7b82.json");
+    let (config, _) = resolve_config(None).unwrap();
+    let sources = Sources {
+        run: &run,
+        plan: None,
+        end_user: None,
+        config: &config,
+        agent_memory: None,
+    };
+    match upgrade(&sources) {
+        Err(ConvertError::Blocked { what, missing }) => {
+            assert_eq!(what, "plan");
+            assert_eq!(missing, "plan-4e0d7052-6f81-4c23-9e4f-5a6b7c8d9ea4.json");
+        }
+        other => panic!("expected blocked, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_missing_agent_memory_file_blocks_the_run_and_names_the_path() {
+    let run = store("prun-5d9a1f4c-6e7b-4c8d-8f9a-1b2c3d4e5f60.json");
+    let LegacyDocument::Plan(plan) =
+        store("plan-2c8b5e30-4d6f-4a01-9c2d-3e4f5a6b7c82.json").document
+    else {
+        panic!("not a plan");
+    };
+    let (config, _) = resolve_config(None).unwrap();
+    let nothing_exists = |_: &str, _: &str| false;
+    let sources = Sources {
+        run: &run,
+        plan: Some(&plan),
+        end_user: None,
+        config: &config,
+        agent_memory: Some(&nothing_exists),
+    };
+    match upgrade(&sources) {
+        Err(ConvertError::Blocked { what, missing }) => {
+            assert_eq!(what, "agent-memory file");
+            assert_eq!(
+                missing,
+                "prun-5d9a1f4c-6e7b-4c8d-8f9a-1b2c3d4e5f60/$report.json"
+            );
+        }
+        other => panic!("expected blocked, got {other:?}"),
+    }
+    let everything_exists = |_: &str, _: &str| true;
+    let sources = Sources {
+        agent_memory: Some(&everything_exists),
+        ..sources
+    };
+    let converted = upgrade(&sources).unwrap();
+    let memory = &converted.run.step_output_values[0].output;
+    assert!(
+        matches!(memory, planrun_v2::Output::AgentMemory { output_name, .. } if output_name == "$report"),
+        "kept as a reference (open question 4)"
+    );
+}
+
+#[test]
+fn a_plan_for_another_run_is_rejected() {
+    let run = store("prun-7f1c3b6e-8a9d-4eaf-8b1c-3d4e5f6a7b82.json");
+    let LegacyDocument::Plan(plan) =
+        store("plan-2c8b5e30-4d6f-4a01-9c2d-3e4f5a6b7c82.json").document
+    else {
+        panic!("not a plan");
+    };
+    let (config, _) = resolve_config(None).unwrap();
+    let sources = Sources {
+        run: &run,
+        plan: Some(&plan),
+        end_user: None,
+        config: &config,
+        agent_memory: None,
+    };
+    assert!(
+        matches!(upgrade(&sources), Err(ConvertError::Rejected(m)) if m.contains("plan-2c8b5e30"))
+    );
+}
+
+#[test]
+fn config_secrets_are_redacted_and_reported() {
+    let user: planrun_legacy::Config = serde_json::from_str(
+        r#"{"llm_provider": "anthropic", "anthropic_api_key": "sk-ant-live", "aws_secret_access_key": "AKIA-secret", "llm_redis_cache_url": "redis://u:pw@cache:6379"}"#,
+    )
+    .unwrap();
+    let (config, report) = resolve_config(Some(&user)).unwrap();
+    let text = serde_json::to_string(&config).unwrap();
+    for secret in ["sk-ant-live", "AKIA-secret", ":pw@"] {
+        assert!(!text.contains(secret), "{secret} in {text}");
+    }
+    assert_eq!(
+        report.count(planrun_converter::EntryKind::Coerced),
+        3,
+        "{report}"
+    );
+}
