@@ -102,10 +102,8 @@ mod tests {
     fn differences_are_found_by_pointer() {
         let a = json!({"a": 1, "b": [1, 2], "c/d": {"x": true}, "gone": 0});
         let b = json!({"b": [1, 3], "a": 1, "c/d": {"x": false}, "new": null});
-        let pointers: Vec<&str> = diff(&a, &b)
-            .iter()
-            .map(Difference::pointer)
-            .collect::<Vec<_>>();
+        let differences = diff(&a, &b);
+        let pointers: Vec<&str> = differences.iter().map(Difference::pointer).collect();
         assert_eq!(pointers, ["/b/1", "/c~1d/x", "/gone", "/new"]);
         assert!(diff(&a, &a).is_empty());
     }

@@ -14,6 +14,9 @@ use crate::plan::plan_from_legacy;
 use crate::renames::row;
 use crate::report::{EntryKind, LossReport};
 
+/// Says whether an agent-memory file exists, given the run id and the output name.
+pub type MemoryCheck<'a> = &'a dyn Fn(&str, &str) -> bool;
+
 /// Everything one run's conversion reads; the store layer finds the files.
 pub struct Sources<'a> {
     /// The parsed legacy run.
@@ -26,7 +29,7 @@ pub struct Sources<'a> {
     pub config: &'a planrun_v2::Config,
     /// Whether an agent-memory file exists (`<prun-id>/<output_name>.json`); `None` when there is
     /// no store to look in (a single document converted on its own).
-    pub agent_memory: Option<&'a dyn Fn(&str, &str) -> bool>,
+    pub agent_memory: Option<MemoryCheck<'a>>,
 }
 
 /// A finished conversion.
