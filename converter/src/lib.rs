@@ -2,12 +2,14 @@
 //! step to `PlanRunV2`, the downgrade back, loss reports, and the I/O behind the `planrun` CLI.
 
 pub mod chain;
+pub mod cloud;
 pub mod diff;
 pub mod downgrade;
 mod ids;
 pub mod plan;
 pub mod renames;
 pub mod report;
+pub mod run_context;
 pub mod upgrade;
 
 pub use plan::{plan_from_legacy, plan_to_legacy, PlanConversion};
