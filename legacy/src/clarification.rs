@@ -2,19 +2,26 @@
 //! whose reload ignores `category` and drops unknown keys; here `category` is the tag and every key
 //! the file holds is kept and written back (§2.5).
 
+use std::borrow::Cow;
 use std::fmt;
 
 use indexmap::IndexMap;
+use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Serialize, Serializer};
-use serde_json::Value;
+use serde_json::{json, Map, Value};
 
 use crate::id::{ClarificationId, RunId};
-use crate::scalar::{lax_bool, lax_opt_int};
+use crate::scalar::{lax_opt_int, LaxBool, LaxBoolValue, LaxInt};
+use crate::schema::with_description;
+use crate::strict::serde_unit;
 
-/// The category strings of every version.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+/// A clarification's category: the SDK's category strings of every version (`Argument` until
+/// 0.1.0, `User Verification` from v0.4.0).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(remote = "Self")]
+#[schemars(rename = "Category")]
 pub enum Category {
     /// W1 (until 0.1.0): serialized as the base class, so `argument_name` is lost by the SDK.
     #[serde(rename = "Argument")]
@@ -39,7 +46,20 @@ pub enum Category {
     Custom,
 }
 
+serde_unit!(Category);
+
 impl Category {
+    /// Every category, in the SDK's declaration order (`Argument` first, as in W1).
+    pub const ALL: [Category; 7] = [
+        Category::Argument,
+        Category::Action,
+        Category::Input,
+        Category::MultipleChoice,
+        Category::ValueConfirmation,
+        Category::UserVerification,
+        Category::Custom,
+    ];
+
     /// The subtype keys this category's SDK class declares, in emitted order.
     pub fn subtype_keys(self) -> &'static [&'static str] {
         match self {
@@ -152,9 +172,6 @@ struct ClarificationVisitor;
 #[derive(Deserialize)]
 struct LaxOptInt(#[serde(deserialize_with = "lax_opt_int")] Option<i64>);
 
-#[derive(Deserialize)]
-struct LaxBool(#[serde(deserialize_with = "lax_bool")] bool);
-
 impl<'de> Visitor<'de> for ClarificationVisitor {
     type Value = Clarification;
 
@@ -192,7 +209,7 @@ impl<'de> Visitor<'de> for ClarificationVisitor {
                 "response" => response = map.next_value()?,
                 "step" => step = map.next_value::<LaxOptInt>()?.0,
                 "user_guidance" => user_guidance = Some(map.next_value()?),
-                "resolved" => resolved = map.next_value::<LaxBool>()?.0,
+                "resolved" => resolved = map.next_value::<LaxBoolValue>()?.0,
                 "source" => source = Some(map.next_value()?),
                 _ => {
                     let value = map.next_value()?;
@@ -220,6 +237,85 @@ impl<'de> Visitor<'de> for ClarificationVisitor {
             source,
             fields,
             extra: rest,
+        })
+    }
+}
+
+/// The JSON type [`check_field`] requires of a category field, with its description.
+fn field_schema(key: &str) -> Value {
+    match key {
+        "argument_name" => {
+            json!({"type": "string", "description": "The name of the argument a value is needed for (required by the SDK)."})
+        }
+        "action_url" => {
+            json!({"type": "string", "description": "The URL of the action the user must take, as pydantic's `HttpUrl` normalised it (required by the SDK)."})
+        }
+        "require_confirmation" => {
+            json!({"type": "boolean", "description": "Whether the user must confirm once the action is done (v0.3.0+)."})
+        }
+        "options" => {
+            json!({"type": "array", "description": "The options to choose from, native JSON (required by the SDK)."})
+        }
+        "name" => {
+            json!({"type": "string", "description": "The custom clarification's name (required by the SDK)."})
+        }
+        "data" => {
+            json!({"type": "object", "description": "Free-form data of a custom clarification."})
+        }
+        other => unreachable!("no category field {other}"),
+    }
+}
+
+impl JsonSchema for Clarification {
+    fn schema_name() -> Cow<'static, str> {
+        "Clarification".into()
+    }
+
+    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
+        let id = generator.subschema_for::<ClarificationId>();
+        let run = generator.subschema_for::<Option<RunId>>();
+        let category = generator.subschema_for::<Category>();
+        let step = generator.subschema_for::<Option<LaxInt>>();
+        let resolved = generator.subschema_for::<LaxBool>();
+        let mut branches = Vec::new();
+        for cat in Category::ALL {
+            if cat.subtype_keys().is_empty() {
+                continue;
+            }
+            let properties: Map<String, Value> = cat
+                .subtype_keys()
+                .iter()
+                .map(|key| ((*key).to_owned(), field_schema(key)))
+                .collect();
+            branches.push(json!({
+                "if": {
+                    "properties": {"category": {"const": cat.as_str()}},
+                    "required": ["category"]
+                },
+                "then": {"properties": properties}
+            }));
+        }
+        json_schema!({
+            "description": "A clarification: a question put to the user. Dispatched on `category` (the SDK's own union ignores it); the SDK requires each category's own keys, this toolkit reads them when present and checks their type. Unknown keys are allowed and kept (the SDK's models ignore them).",
+            "type": "object",
+            "properties": {
+                "id": with_description(id, "The clarification id; absent only in hand-made files."),
+                "workflow_id": with_description(run.clone(), "W1: the run the clarification belongs to."),
+                "plan_run_id": with_description(run, "R0 on: the run the clarification belongs to; `null` allowed from v0.7.0."),
+                "category": with_description(category, "The category; decides which further keys the clarification has."),
+                "response": {"description": "The user's response, native JSON (never stringified)."},
+                "step": with_description(step, "The plan step the clarification belongs to, or null."),
+                "user_guidance": {"type": "string", "description": "The question put to the user."},
+                "resolved": with_description(resolved, "Whether the user answered (`false` when absent)."),
+                "source": {"type": ["string", "null"], "description": "v0.4.0+: what raised the clarification (a tool or agent name); kept absent when absent."}
+            },
+            "required": ["category", "user_guidance"],
+            "not": {
+                "description": "A clarification names its run once: `workflow_id` (W1) or `plan_run_id` (R0 on), not both.",
+                "required": ["workflow_id", "plan_run_id"]
+            },
+            "allOf": branches,
+            "additionalProperties": true
         })
     }
 }

@@ -2,11 +2,16 @@
 //! fields are typed so that they cannot be printed or serialised in clear, including the
 //! `aws_secret_access_key` that the SDK itself leaks and passwords inside `llm_redis_cache_url`.
 
+use std::borrow::Cow;
 use std::fmt;
 
 use indexmap::IndexMap;
+use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
+
+use crate::scalar::{lax_present_bool, lax_present_int, LaxBool, LaxBoolValue, LaxInt};
+use crate::strict::{present, serde_object};
 
 /// What every secret is written as: the SDK's own `SecretStr` mask.
 pub const MASK: &str = "**********";
@@ -61,6 +66,19 @@ impl Serialize for Secret {
 impl<'de> Deserialize<'de> for Secret {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         String::deserialize(deserializer).map(Secret)
+    }
+}
+
+impl JsonSchema for Secret {
+    fn schema_name() -> Cow<'static, str> {
+        "Secret".into()
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "type": "string",
+            "description": "A secret (an API key). Any string is read; it is only ever written masked: \"**********\" when set, \"\" when empty."
+        })
     }
 }
 
@@ -121,88 +139,281 @@ impl<'de> Deserialize<'de> for SecretUrl {
     }
 }
 
-fn present<'de, T: Deserialize<'de>, D: Deserializer<'de>>(
+impl JsonSchema for SecretUrl {
+    fn schema_name() -> Cow<'static, str> {
+        "SecretUrl".into()
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "type": "string",
+            "description": "A URL that may embed a password (`redis://user:password@host`). Any string is read; it is written with the password masked as \"**********\"."
+        })
+    }
+}
+
+/// HEAD `Config`; every key is optional (a user's file names only what it sets) and kept in the
+/// SDK's order; a key that is present holds a value of its type (`null` only where the SDK's
+/// field is nullable). Unknown keys are ignored, as the SDK does. Secrets are never written in
+/// clear.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(remote = "Self")]
+#[schemars(rename = "Config")]
+pub struct Config {
+    /// The Portia cloud API (the SDK's default `https://api.portialabs.ai`).
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[schemars(with = "String")]
+    pub portia_api_endpoint: Option<String>,
+    /// The Portia dashboard (the SDK's default `https://app.portialabs.ai`).
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[schemars(with = "String")]
+    pub portia_dashboard_url: Option<String>,
+    /// The Portia API key, or null (a `SecretStr` in the SDK).
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[schemars(with = "Option<Secret>")]
+    pub portia_api_key: Option<Option<Secret>>,
+    /// The OpenRouter API key (a `SecretStr` in the SDK).
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[schemars(with = "Secret")]
+    pub openrouter_api_key: Option<Secret>,
+    /// The Groq API key (a `SecretStr` in the SDK).
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[schemars(with = "Secret")]
+    pub groq_api_key: Option<Secret>,
+    /// The OpenAI API key (a `SecretStr` in the SDK).
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[schemars(with = "Secret")]
+    pub openai_api_key: Option<Secret>,
+    /// The Anthropic API key (a `SecretStr` in the SDK).
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[schemars(with = "Secret")]
+    pub anthropic_api_key: Option<Secret>,
+    /// The Mistral AI API key (a `SecretStr` in the SDK).
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[schemars(with = "Secret")]
+    pub mistralai_api_key: Option<Secret>,
+    /// The Google API key (a `SecretStr` in the SDK).
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[schemars(with = "Secret")]
+    pub google_api_key: Option<Secret>,
+    /// The Azure OpenAI API key (a `SecretStr` in the SDK).
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[schemars(with = "Secret")]
+    pub azure_openai_api_key: Option<Secret>,
+    /// The Azure OpenAI endpoint.
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[schemars(with = "String")]
+    pub azure_openai_endpoint: Option<String>,
+    /// The Grok (xAI) API key (a `SecretStr` in the SDK).
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[schemars(with = "Secret")]
+    pub grok_api_key: Option<Secret>,
+    /// The Ollama endpoint (the SDK's default `http://localhost:11434/v1`).
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[schemars(with = "String")]
+    pub ollama_base_url: Option<String>,
+    /// The AWS access key id (plain text in the SDK too).
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[schemars(with = "String")]
+    pub aws_access_key_id: Option<String>,
+    /// The AWS secret access key: a plain `str` in the SDK, which writes it in clear; a secret
+    /// here, never written in clear.
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[schemars(with = "Secret")]
+    pub aws_secret_access_key: Option<Secret>,
+    /// The AWS region.
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[schemars(with = "String")]
+    pub aws_default_region: Option<String>,
+    /// The AWS credentials profile, or null.
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[schemars(with = "Option<String>")]
+    pub aws_credentials_profile_name: Option<Option<String>>,
+    /// The LLM cache's Redis URL, or null; it may embed a password, which is never written in
+    /// clear.
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[schemars(with = "Option<SecretUrl>")]
+    pub llm_redis_cache_url: Option<Option<SecretUrl>>,
+    /// One of the SDK's `LLMProvider` values (`openai`, `anthropic`, `mistralai`, `google`,
+    /// `amazon`, `azure-openai`, `custom`, `ollama`, `openrouter`, `grok`, `groq`), or null.
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[schemars(with = "Option<String>")]
+    pub llm_provider: Option<Option<String>>,
+    /// The models by role (`default_model`, `planning_model`, `execution_model`,
+    /// `introspection_model`, `summarizer_model`): a model name, a model object or null each.
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[schemars(with = "IndexMap<String, Value>")]
+    pub models: Option<IndexMap<String, Value>>,
+    /// Feature flags by name (the SDK always sets `feature_flag_agent_memory_enabled`).
+    #[serde(
+        default,
+        deserialize_with = "lax_present_bool_map",
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[schemars(with = "IndexMap<String, LaxBool>")]
+    pub feature_flags: Option<IndexMap<String, bool>>,
+    /// Whether the agents raise clarifications for missing arguments.
+    #[serde(
+        default,
+        deserialize_with = "lax_present_bool",
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[schemars(with = "LaxBool")]
+    pub argument_clarifications_enabled: Option<bool>,
+    /// Where runs are stored: `MEMORY`, `DISK` or `CLOUD`.
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[schemars(with = "String")]
+    pub storage_class: Option<String>,
+    /// The disk storage's directory, or null for `.portia`.
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[schemars(with = "Option<String>")]
+    pub storage_dir: Option<Option<String>>,
+    /// The log level, `TRACE` to `CRITICAL`.
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[schemars(with = "String")]
+    pub default_log_level: Option<String>,
+    /// Where logs go (the SDK's default `sys.stdout`).
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[schemars(with = "String")]
+    pub default_log_sink: Option<String>,
+    /// Whether logs are written as JSON.
+    #[serde(
+        default,
+        deserialize_with = "lax_present_bool",
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[schemars(with = "LaxBool")]
+    pub json_log_serialize: Option<bool>,
+    /// The execution agent: `ONE_SHOT` or `DEFAULT`.
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[schemars(with = "String")]
+    pub execution_agent_type: Option<String>,
+    /// The planning agent: `DEFAULT`.
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[schemars(with = "String")]
+    pub planning_agent_type: Option<String>,
+    /// The output size, in tokens, above which outputs go to agent memory.
+    #[serde(
+        default,
+        deserialize_with = "lax_present_int",
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[schemars(with = "LaxInt")]
+    pub large_output_threshold_tokens: Option<i64>,
+}
+
+serde_object!(Config);
+
+/// Reads a map of lax booleans (feature flags) whose key, when present, holds an object.
+fn lax_present_bool_map<'de, D: Deserializer<'de>>(
     deserializer: D,
-) -> Result<Option<T>, D::Error> {
-    T::deserialize(deserializer).map(Some)
-}
-
-macro_rules! config_struct {
-    ($($(#[$doc:meta])* $field:ident: $ty:ty,)*) => {
-        /// HEAD `Config`; every key is optional (a user's file names only what it sets) and kept in
-        /// the SDK's order. Unknown keys are ignored, as the SDK does.
-        #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-        pub struct Config {
-            $(
-                $(#[$doc])*
-                #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
-                pub $field: Option<$ty>,
-            )*
-        }
-    };
-}
-
-config_struct! {
-    /// Portia cloud API.
-    portia_api_endpoint: String,
-    /// Portia dashboard.
-    portia_dashboard_url: String,
-    /// Nullable `SecretStr`.
-    portia_api_key: Option<Secret>,
-    /// `SecretStr`.
-    openrouter_api_key: Secret,
-    /// `SecretStr`.
-    groq_api_key: Secret,
-    /// `SecretStr`.
-    openai_api_key: Secret,
-    /// `SecretStr`.
-    anthropic_api_key: Secret,
-    /// `SecretStr`.
-    mistralai_api_key: Secret,
-    /// `SecretStr`.
-    google_api_key: Secret,
-    /// `SecretStr`.
-    azure_openai_api_key: Secret,
-    /// Azure endpoint.
-    azure_openai_endpoint: String,
-    /// `SecretStr`.
-    grok_api_key: Secret,
-    /// Ollama endpoint.
-    ollama_base_url: String,
-    /// Plain in the SDK.
-    aws_access_key_id: String,
-    /// A plain `str` in the SDK, which dumps it in clear; a secret here.
-    aws_secret_access_key: Secret,
-    /// AWS region.
-    aws_default_region: String,
-    /// AWS profile.
-    aws_credentials_profile_name: Option<String>,
-    /// May embed a password.
-    llm_redis_cache_url: Option<SecretUrl>,
-    /// One of the SDK's `LLMProvider` values, or null.
-    llm_provider: Option<String>,
-    /// `default_model`, `planning_model`, …: a string, a model object or null each.
-    models: IndexMap<String, Value>,
-    /// Feature flags by name.
-    feature_flags: IndexMap<String, bool>,
-    /// Whether argument clarifications are on.
-    argument_clarifications_enabled: bool,
-    /// `MEMORY`, `DISK` or `CLOUD`.
-    storage_class: String,
-    /// Directory of disk storage.
-    storage_dir: Option<String>,
-    /// `TRACE` … `CRITICAL`.
-    default_log_level: String,
-    /// Log sink.
-    default_log_sink: String,
-    /// JSON logs.
-    json_log_serialize: bool,
-    /// `ONE_SHOT` or `DEFAULT`.
-    execution_agent_type: String,
-    /// `DEFAULT`.
-    planning_agent_type: String,
-    /// Output size above which outputs go to agent memory.
-    large_output_threshold_tokens: i64,
+) -> Result<Option<IndexMap<String, bool>>, D::Error> {
+    let map = IndexMap::<String, LaxBoolValue>::deserialize(deserializer)?;
+    Ok(Some(map.into_iter().map(|(k, v)| (k, v.0)).collect()))
 }
 
 impl Config {

@@ -2,14 +2,18 @@
 //! These SDK models ignore unknown keys; so do these, and the parse reports each dropped key.
 
 use indexmap::IndexMap;
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Number, Value};
 
 use crate::id::RunId;
-use crate::scalar::lax_int;
+use crate::scalar::{lax_int, LaxInt};
+use crate::strict::{present, serde_object, serde_unit};
 
-/// W1 ExecutionContext.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+/// The W1 ExecutionContext. Unknown keys are ignored, as the SDK does.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(remote = "Self")]
+#[schemars(rename = "ExecutionContextW1")]
 pub struct ExecutionContextW1 {
     /// The end user, if any.
     #[serde(default)]
@@ -25,8 +29,11 @@ pub struct ExecutionContextW1 {
     pub agent_system_context_extension: Option<Vec<String>>,
 }
 
-/// R0–R2 ExecutionContext: the extension keys renamed.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+/// The R0–R2 ExecutionContext: the extension keys renamed. Unknown keys are ignored, as the SDK
+/// does.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(remote = "Self")]
+#[schemars(rename = "ExecutionContextR0")]
 pub struct ExecutionContextR0 {
     /// The end user, if any.
     #[serde(default)]
@@ -42,8 +49,10 @@ pub struct ExecutionContextR0 {
     pub execution_agent_system_context_extension: Option<Vec<String>>,
 }
 
-/// R3 ExecutionContext: the extensions removed.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+/// The R3 ExecutionContext: the extensions removed. Unknown keys are ignored, as the SDK does.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(remote = "Self")]
+#[schemars(rename = "ExecutionContextR3")]
 pub struct ExecutionContextR3 {
     /// The end user, if any.
     #[serde(default)]
@@ -53,16 +62,22 @@ pub struct ExecutionContextR3 {
     pub additional_data: IndexMap<String, String>,
 }
 
-/// R4/R5 ExecutionContext: the end user moved to the run's top level.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+/// The R4/R5 ExecutionContext: the end user moved to the run's top level. Unknown keys are
+/// ignored, as the SDK does.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(remote = "Self")]
+#[schemars(rename = "ExecutionContextR4")]
 pub struct ExecutionContextR4 {
     /// Free-form string data about the end user.
     #[serde(default)]
     pub additional_data: IndexMap<String, String>,
 }
 
-/// An end user, stored as `<external_id>.json` from v0.3.0 (R4).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// An end user, stored as `<external_id>.json` from v0.3.0 (R4). Unknown keys are ignored, as
+/// the SDK does.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(remote = "Self")]
+#[schemars(rename = "EndUser")]
 pub struct EndUser {
     /// The id the application knows the user by; also the file name.
     pub external_id: String,
@@ -75,13 +90,16 @@ pub struct EndUser {
     /// Phone number.
     #[serde(default)]
     pub phone_number: String,
-    /// String values; `null` from v0.3.5 (`remove_additional_data` sets null instead of deleting).
+    /// Free-form data about the user: strings, and from v0.3.5 also `null`
+    /// (`remove_additional_data` sets null instead of deleting).
     #[serde(default)]
     pub additional_data: IndexMap<String, Option<String>>,
 }
 
 /// Status of a tool call.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(remote = "Self")]
+#[schemars(rename = "ToolCallStatus")]
 #[allow(non_camel_case_types, clippy::upper_case_acronyms)]
 pub enum ToolCallStatus {
     /// Still running.
@@ -94,48 +112,79 @@ pub enum ToolCallStatus {
     FAILED,
 }
 
-/// A tool call as the cloud storage posts it (never written by disk storage).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+/// A tool call record, as the cloud storage posts it (disk storage never writes one).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(remote = "Self", deny_unknown_fields)]
+#[schemars(rename = "ToolCallRecord")]
 pub struct ToolCallRecord {
-    /// The tool's id.
+    /// The id of the tool called.
     pub tool_name: String,
-    /// W1 names the run `workflow_id`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// W1: the run the call belongs to (`plan_run_id` from R0 on).
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[schemars(with = "RunId")]
     pub workflow_id: Option<RunId>,
-    /// R0+ names the run `plan_run_id`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// R0 on: the run the call belongs to (`workflow_id` in W1).
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[schemars(with = "RunId")]
     pub plan_run_id: Option<RunId>,
-    /// The plan step index.
+    /// The index of the plan step that made the call.
     #[serde(deserialize_with = "lax_int")]
+    #[schemars(with = "LaxInt")]
     pub step: i64,
-    /// The end user, if any.
+    /// The end user's id, if any.
     pub end_user_id: Option<String>,
-    /// W1–R5 only.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Free-form string data about the end user; W1–R5 only.
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[schemars(with = "IndexMap<String, String>")]
     pub additional_data: Option<IndexMap<String, String>>,
-    /// Outcome.
+    /// The call's outcome.
     pub status: ToolCallStatus,
-    /// Native JSON.
+    /// The tool's input, native JSON.
     pub input: Value,
-    /// Native JSON.
+    /// The tool's output, native JSON.
     pub output: Value,
-    /// A float, kept as written.
+    /// How long the call took, in seconds; the number is kept exactly as written.
     pub latency_seconds: Number,
 }
 
 /// One entry of the HEAD `RunContext.step_output_values` (in memory only in the SDK); its value is
-/// native JSON, unlike a stored output's.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// native JSON, unlike a stored output's. Unknown keys are ignored, as the SDK does.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(remote = "Self")]
+#[schemars(rename = "StepOutputValue")]
 pub struct StepOutputValue {
-    /// The raw step result.
+    /// The raw step result, native JSON (required; may be `null`).
     pub value: Value,
-    /// `"Output from step '<name>' …"` in the SDK.
+    /// What the value is; the SDK writes `"Output from step '<name>' …"`.
     #[serde(default)]
     pub description: String,
     /// The PlanV2 step's name.
     pub step_name: String,
     /// The step's index.
     #[serde(deserialize_with = "lax_int")]
+    #[schemars(with = "LaxInt")]
     pub step_num: i64,
 }
+
+serde_object!(
+    ExecutionContextW1,
+    ExecutionContextR0,
+    ExecutionContextR3,
+    ExecutionContextR4,
+    EndUser,
+    ToolCallRecord,
+    StepOutputValue
+);
+serde_unit!(ToolCallStatus);

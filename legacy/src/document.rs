@@ -1,6 +1,7 @@
 //! Reading any legacy document from bytes (detect, then parse as the detected version) and
 //! writing it back exactly as the SDK would.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -11,14 +12,17 @@ use crate::id::{Prefix, PrefixedId, RunId};
 use crate::json::{from_tree, located, parse_value, to_sdk_json};
 use crate::output::Output;
 use crate::plan::Plan;
-use crate::run::{LegacyRun, Outputs, RunR1, RunR2, RunR3, RunR4, RunR5, RunR6, RunW1};
+use crate::run::{LegacyRun, RunR1, RunR2, RunR3, RunR4, RunR5, RunR6, RunW1};
+use crate::strict::serde_object;
 use crate::version::Version;
 use crate::{Clarification, Config};
 
-/// The serialisable part of the HEAD `RunContext` (§4); the SDK never wrote one, so its key order
-/// is this toolkit's. `plan` (PlanV2) is not part of it: the SDK cannot serialise PlanV2.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+/// The serialisable part of the HEAD `RunContext` (§4 of the wire-format spec); the SDK never
+/// wrote one, so its key order is this toolkit's. `plan` (PlanV2) is not part of it: the SDK
+/// cannot serialise PlanV2.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(remote = "Self", deny_unknown_fields)]
+#[schemars(rename = "RunContextSnapshot")]
 pub struct RunContextSnapshot {
     /// The legacy plan the run executes.
     pub legacy_plan: Plan,
@@ -32,6 +36,8 @@ pub struct RunContextSnapshot {
     /// The run's configuration (secrets masked on output).
     pub config: Config,
 }
+
+serde_object!(RunContextSnapshot);
 
 /// Any legacy document.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -168,11 +174,7 @@ fn read_document(
         DocKind::Run => return read_run(src, input, detection.version()),
         DocKind::Plan => LegacyDocument::Plan(from_tree(src, input)?),
         DocKind::EndUser => LegacyDocument::EndUser(from_tree(src, input)?),
-        DocKind::Output => {
-            let output: Output = from_tree(src, input)?;
-            check_memory_owner(src, "", &output)?;
-            LegacyDocument::Output(output)
-        }
+        DocKind::Output => LegacyDocument::Output(from_tree::<Output>(src, input)?),
         DocKind::ToolCall => LegacyDocument::ToolCall(from_tree(src, input)?),
         DocKind::Config => LegacyDocument::Config(from_tree(src, input)?),
         DocKind::StepOutputValue => LegacyDocument::StepOutputValue(from_tree(src, input)?),
@@ -214,7 +216,6 @@ fn read_run(
         Version::R6 => LegacyRun::R6(from_tree::<RunR6>(src, tree)?),
     };
     settle_run_ids(&mut run);
-    check_run_outputs(src, &run)?;
     Ok((LegacyDocument::Run(run), step_key))
 }
 
@@ -247,49 +248,6 @@ fn settle_run_ids(run: &mut LegacyRun) {
 fn settle_clarification(clar: &mut Clarification, prefix: Prefix) {
     if let Some((_, Some(id))) = clar.run_ref.as_mut() {
         *id = RunId(id.0.with_prefix(prefix));
-    }
-}
-
-fn check_run_outputs(src: &[u8], run: &LegacyRun) -> Result<(), ParseError> {
-    let outputs: Option<&Outputs<Output>> = match run {
-        LegacyRun::R2(r) => Some(&r.outputs),
-        LegacyRun::R3(r) => Some(&r.outputs),
-        LegacyRun::R4(r) => Some(&r.outputs),
-        LegacyRun::R5(r) => Some(&r.outputs),
-        LegacyRun::R6(r) => Some(&r.outputs),
-        _ => None,
-    };
-    let Some(outputs) = outputs else {
-        return Ok(());
-    };
-    for (name, output) in &outputs.step_outputs {
-        let pointer = format!(
-            "/outputs/step_outputs/{}",
-            crate::json::escape_pointer_token(name)
-        );
-        check_memory_owner(src, &pointer, output)?;
-    }
-    if let Some(output) = &outputs.final_output {
-        check_memory_owner(src, "/outputs/final_output", output)?;
-    }
-    Ok(())
-}
-
-/// Agent memory exists from R2 on, so its owner is always a `prun-` run.
-fn check_memory_owner(src: &[u8], pointer: &str, output: &Output) -> Result<(), ParseError> {
-    match output {
-        Output::AgentMemory(memory) if memory.plan_run_id.0.prefix() != Prefix::Prun => {
-            Err(located(
-                src,
-                format!("{pointer}/plan_run_id"),
-                ErrorKind::Data,
-                format!(
-                    "an AgentMemoryValue belongs to a prun- run, found {}",
-                    memory.plan_run_id
-                ),
-            ))
-        }
-        _ => Ok(()),
     }
 }
 

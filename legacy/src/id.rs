@@ -1,12 +1,26 @@
 //! Prefixed ids (`plan-…`, `wkfl-…`, `pr-…`, `prun-…`, `clar-…`) read the way the SDK reads them
 //! (§1 of the wire-format spec) and written in the SDK's canonical form.
+//!
+//! The SDK hands the part after the prefix to Python's `UUID()`, which removes `urn:`, `uuid:`,
+//! braces and hyphens wherever they are. No JSON Schema pattern can say "hyphens anywhere", so
+//! this toolkit reads the documented subset a pattern can describe ([`UUID_PATTERN`]): 32 hex
+//! digits in any case, either hyphenated 8-4-4-4-12 or not at all, optionally in braces,
+//! optionally after `urn:uuid:`. Every id the SDK writes (lowercase, hyphenated) is in it.
 
+use std::borrow::Cow;
 use std::fmt;
 
+use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde::{Deserialize, Serialize, Serializer};
 
 use crate::error::excerpt;
+
+/// One UUID as read here, hyphenated or not (no anchors).
+const UUID_BODY: &str = "(?:[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}|[0-9A-Fa-f]{32})";
+
+/// Schema pattern of the UUID part of an id (after `<prefix>-`, or in a `{"uuid": …}` object).
+pub const UUID_PATTERN: &str = "^(?:urn:uuid:)?(?:(?:[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}|[0-9A-Fa-f]{32})|\\{(?:[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}|[0-9A-Fa-f]{32})\\})$";
 
 /// The id prefixes the SDK has used.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -76,8 +90,8 @@ impl PrefixedId {
     }
 
     /// Parses `<prefix>-<uuid>` as the SDK does: split at the first `-`, the prefix must be one of
-    /// `allowed`, and the rest is read like Python's `UUID()` (any case, hyphens anywhere, braces,
-    /// `urn:uuid:`).
+    /// `allowed`, and the rest is a UUID in one of the spellings of [`UUID_PATTERN`] (a documented
+    /// subset of what Python's `UUID()` reads).
     pub fn parse(text: &str, allowed: &[Prefix]) -> Result<Self, String> {
         let Some((prefix, rest)) = text.split_once('-') else {
             return Err(format!(
@@ -118,18 +132,69 @@ fn expected(allowed: &[Prefix]) -> String {
         .join(" or ")
 }
 
-/// Python's `UUID(hex)`: strip `urn:`/`uuid:`, braces and hyphens, then exactly 32 hex digits.
+/// A UUID in one of the spellings of [`UUID_PATTERN`]: an optional `urn:uuid:`, optional braces
+/// around it, and 32 hex digits in any case, hyphenated 8-4-4-4-12 or not at all.
 fn parse_python_uuid(text: &str) -> Option<u128> {
-    let text = text.replace("urn:", "").replace("uuid:", "");
-    let hex: String = text
-        .trim_matches(|c| c == '{' || c == '}')
-        .chars()
-        .filter(|&c| c != '-')
-        .collect();
+    let text = text.strip_prefix("urn:uuid:").unwrap_or(text);
+    let text = match text.strip_prefix('{') {
+        Some(inner) => inner.strip_suffix('}')?,
+        None => text,
+    };
+    let hex: String = match text.len() {
+        32 => text.to_owned(),
+        36 => {
+            let bytes = text.as_bytes();
+            if [8, 13, 18, 23].iter().any(|&i| bytes[i] != b'-') {
+                return None;
+            }
+            text.chars().filter(|&c| c != '-').collect()
+        }
+        _ => return None,
+    };
     if hex.len() != 32 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
         return None;
     }
     u128::from_str_radix(&hex, 16).ok()
+}
+
+/// Schema pattern of an id string with one of `prefixes`.
+fn id_pattern(prefixes: &[Prefix]) -> String {
+    let alternatives: Vec<&str> = prefixes.iter().map(|p| p.as_str()).collect();
+    format!(
+        "^(?:{})-(?:urn:uuid:)?(?:{UUID_BODY}|\\{{{UUID_BODY}\\}})$",
+        alternatives.join("|")
+    )
+}
+
+/// The schema of an id with one of `prefixes`: the string, or the `{"uuid": …}` object.
+fn id_schema(prefixes: &[Prefix], description: &str) -> Schema {
+    let example = format!(
+        "{}-1742945e-63bf-4a2f-be54-b73e18e0a25e",
+        prefixes[0].as_str()
+    );
+    json_schema!({
+        "description": description,
+        "anyOf": [
+            {
+                "type": "string",
+                "pattern": id_pattern(prefixes),
+                "examples": [example]
+            },
+            {
+                "type": "object",
+                "description": "The object form the SDK's validator also reads; the id takes the first prefix (for a run, the document version's prefix).",
+                "properties": {
+                    "uuid": {
+                        "type": "string",
+                        "description": "The UUID alone, in one of the spellings the string form accepts after its prefix.",
+                        "pattern": UUID_PATTERN
+                    }
+                },
+                "required": ["uuid"],
+                "additionalProperties": false
+            }
+        ]
+    })
 }
 
 impl fmt::Display for PrefixedId {
@@ -186,7 +251,7 @@ impl<'de> Visitor<'de> for IdVisitor {
 }
 
 macro_rules! id_type {
-    ($(#[$doc:meta])* $name:ident, [$($prefix:ident),+]) => {
+    ($(#[$doc:meta])* $name:ident, [$($prefix:ident),+], $description:literal) => {
         $(#[$doc])*
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
         #[serde(transparent)]
@@ -208,25 +273,73 @@ macro_rules! id_type {
                 self.0.fmt(f)
             }
         }
+
+        impl JsonSchema for $name {
+            fn schema_name() -> Cow<'static, str> {
+                stringify!($name).into()
+            }
+
+            fn json_schema(_: &mut SchemaGenerator) -> Schema {
+                id_schema(Self::PREFIXES, $description)
+            }
+        }
     };
 }
 
 id_type!(
     /// A plan id, `plan-<uuid>`.
     PlanId,
-    [Plan]
+    [Plan],
+    "A plan id, `plan-<uuid>`. The SDK writes the uuid lowercase and hyphenated; it also reads it uppercase, without hyphens, in braces or after `urn:uuid:`, and this toolkit writes it back canonically."
 );
 id_type!(
     /// A run id in any version: `wkfl-` (W1), `pr-` (R0) or `prun-` (R1+); the document's
     /// version check decides which one is right where.
     RunId,
-    [Prun, Pr, Wkfl]
+    [Prun, Pr, Wkfl],
+    "A run id: `wkfl-<uuid>` (W1), `pr-<uuid>` (R0) or `prun-<uuid>` (R1 on); detection checks that the prefix matches the rest of the document. The SDK writes the uuid lowercase and hyphenated; it also reads it uppercase, without hyphens, in braces or after `urn:uuid:`, and this toolkit writes it back canonically."
 );
 id_type!(
     /// A clarification id, `clar-<uuid>`.
     ClarificationId,
-    [Clar]
+    [Clar],
+    "A clarification id, `clar-<uuid>`. The SDK writes the uuid lowercase and hyphenated; it also reads it uppercase, without hyphens, in braces or after `urn:uuid:`, and this toolkit writes it back canonically."
 );
+
+/// A run id that must be a `prun-` one: the owner of an agent-memory output (agent memory exists
+/// from R2 on, when every run id is `prun-`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct PrunId(pub RunId);
+
+impl PrunId {
+    const PREFIXES: &'static [Prefix] = &[Prefix::Prun];
+}
+
+impl<'de> Deserialize<'de> for PrunId {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer
+            .deserialize_any(IdVisitor(Self::PREFIXES))
+            .map(|id| PrunId(RunId(id)))
+    }
+}
+
+impl JsonSchema for PrunId {
+    fn schema_name() -> Cow<'static, str> {
+        "PlanRunId".into()
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        id_schema(
+            Self::PREFIXES,
+            "A `prun-<uuid>` run id (agent memory exists from R2 on, when every run id is `prun-`). The SDK writes the uuid lowercase and hyphenated; it also reads it uppercase, without hyphens, in braces or after `urn:uuid:`.",
+        )
+    }
+}
+
+/// Reads a [`RunId`] that must have the `prun-` prefix.
+pub(crate) fn prun<'de, D: Deserializer<'de>>(deserializer: D) -> Result<RunId, D::Error> {
+    PrunId::deserialize(deserializer).map(|id| id.0)
+}
 
 #[cfg(test)]
 mod tests {
@@ -241,6 +354,8 @@ mod tests {
             "prun-1742945e63bf4a2fbe54b73e18e0a25e",
             "prun-{1742945e-63bf-4a2f-be54-b73e18e0a25e}",
             "prun-urn:uuid:1742945e-63bf-4a2f-be54-b73e18e0a25e",
+            "prun-urn:uuid:{1742945E63BF4A2FBE54B73E18E0A25E}",
+            "prun-1742945e-63BF-4a2f-BE54-b73e18e0a25e",
         ] {
             let id = PrefixedId::parse(input, RunId::PREFIXES).unwrap();
             assert_eq!(id.to_string(), canonical, "{input}");
@@ -258,5 +373,53 @@ mod tests {
         assert!(PrefixedId::parse("prun-1742945e", RunId::PREFIXES).is_err());
         assert!(PrefixedId::parse("prun", RunId::PREFIXES).is_err());
         assert!(serde_json::from_str::<PlanId>("42").is_err());
+    }
+
+    #[test]
+    fn spellings_no_pattern_can_describe_are_rejected() {
+        // Python's UUID() reads all of these; the documented subset does not.
+        for input in [
+            "prun-17-42945e63bf4a2fbe54b73e18e0a25e",
+            "prun-1742945e63bf-4a2f-be54-b73e18e0a25e",
+            "prun-1742945e-63bf-4a2f-be54-b73e18e0a25e-",
+            "prun-uuid:1742945e-63bf-4a2f-be54-b73e18e0a25e",
+            "prun-urn:1742945e-63bf-4a2f-be54-b73e18e0a25e",
+            "prun-{1742945e-63bf-4a2f-be54-b73e18e0a25e",
+            "prun-1742945e-63bf-4a2f-be54-b73e18e0a25e}",
+            "prun-{{1742945e-63bf-4a2f-be54-b73e18e0a25e}}",
+            "prun-{urn:uuid:1742945e-63bf-4a2f-be54-b73e18e0a25e}",
+            "prun- 1742945e-63bf-4a2f-be54-b73e18e0a25e",
+            "prun-1742945g-63bf-4a2f-be54-b73e18e0a25e",
+        ] {
+            assert!(
+                PrefixedId::parse(input, RunId::PREFIXES).is_err(),
+                "{input}"
+            );
+        }
+        assert!(serde_json::from_str::<RunId>(
+            r#"{"uuid": "1742945e63bf-4a2f-be54-b73e18e0a25e"}"#
+        )
+        .is_err());
+        assert!(serde_json::from_str::<RunId>(
+            r#"{"uuid": "1742945e-63bf-4a2f-be54-b73e18e0a25e", "x": 1}"#
+        )
+        .is_err());
+    }
+
+    #[test]
+    fn agent_memory_owners_are_prun_runs() {
+        for good in [
+            r#""prun-1742945e-63bf-4a2f-be54-b73e18e0a25e""#,
+            r#"{"uuid": "1742945e-63bf-4a2f-be54-b73e18e0a25e"}"#,
+        ] {
+            let id: PrunId = serde_json::from_str(good).unwrap();
+            assert_eq!(id.0 .0.prefix(), Prefix::Prun, "{good}");
+        }
+        for bad in [
+            r#""wkfl-1742945e-63bf-4a2f-be54-b73e18e0a25e""#,
+            r#""pr-1742945e-63bf-4a2f-be54-b73e18e0a25e""#,
+        ] {
+            assert!(serde_json::from_str::<PrunId>(bad).is_err(), "{bad}");
+        }
     }
 }

@@ -1,22 +1,29 @@
 //! Step and final outputs: the old single `Output` (W1–R1) and the R2+ union of `LocalDataValue`
 //! and `AgentMemoryValue`, which has no tag and is told apart by its keys (§2.4).
 
+use std::borrow::Cow;
 use std::fmt;
 
+use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde::{Deserialize, Serialize};
 
-use crate::id::RunId;
+use crate::id::{PrunId, RunId};
 use crate::scalar::stringified_value;
+use crate::strict::serde_object;
 
-/// The W1–R1 `Output` and the R2+ `LocalDataValue`: a stringified value and an optional summary.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+/// The W1–R1 `Output` and the R2+ `LocalDataValue`: a value stored inline, as a string, and an
+/// optional summary.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(remote = "Self", deny_unknown_fields)]
+#[schemars(rename = "LocalDataValue")]
 pub struct LocalDataValue {
-    /// Always a string on the wire: the SDK stringifies every value (see [`crate::scalar::stringify`]).
+    /// The SDK writes a string: it stringifies every value (`None` as `""`, numbers, lists and
+    /// objects as their JSON text). Any JSON value is read and written back as that string.
     #[serde(default, deserialize_with = "stringified_value")]
+    #[schemars(with = "serde_json::Value")]
     pub value: String,
-    /// `null` and `""` are different values and stay different.
+    /// A summary of the value; `null` and `""` are different values and stay different.
     #[serde(default)]
     pub summary: Option<String>,
 }
@@ -25,16 +32,21 @@ pub struct LocalDataValue {
 pub type OldOutput = LocalDataValue;
 
 /// A reference to an output stored out of line, in `<prun-id>/<output_name>.json` (R2+).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(remote = "Self", deny_unknown_fields)]
+#[schemars(rename = "AgentMemoryValue")]
 pub struct AgentMemoryValue {
     /// The output's name, with its `$`.
     pub output_name: String,
-    /// The run whose agent memory holds the value.
+    /// The run whose agent memory holds the value (always a `prun-` run).
+    #[serde(deserialize_with = "crate::id::prun")]
+    #[schemars(with = "PrunId")]
     pub plan_run_id: RunId,
-    /// Required and never null for agent-memory values.
+    /// A summary of the value; required and never null for agent-memory values.
     pub summary: String,
 }
+
+serde_object!(LocalDataValue, AgentMemoryValue);
 
 /// An R2+ output: local or in agent memory.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -90,7 +102,7 @@ impl<'de> Visitor<'de> for OutputVisitor {
                 "value" => value = Some(map.next_value::<Stringified>()?.0),
                 "summary" => summary = Some(map.next_value()?),
                 "output_name" => output_name = Some(map.next_value()?),
-                "plan_run_id" => plan_run_id = Some(map.next_value()?),
+                "plan_run_id" => plan_run_id = Some(map.next_value::<PrunId>()?.0),
                 other => {
                     return Err(de::Error::unknown_field(
                         other,
@@ -117,5 +129,20 @@ impl<'de> Visitor<'de> for OutputVisitor {
                 .flatten()
                 .ok_or_else(|| de::Error::custom("an AgentMemoryValue needs a string `summary`"))?,
         }))
+    }
+}
+
+impl JsonSchema for Output {
+    fn schema_name() -> Cow<'static, str> {
+        "Output".into()
+    }
+
+    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
+        let local = generator.subschema_for::<LocalDataValue>();
+        let memory = generator.subschema_for::<AgentMemoryValue>();
+        json_schema!({
+            "description": "A step or final output. The SDK's union has no tag: an object with `output_name` or `plan_run_id` is an AgentMemoryValue (R2 on), any other object a LocalDataValue (the W1–R1 `Output` has the same wire).",
+            "oneOf": [local, memory]
+        })
     }
 }

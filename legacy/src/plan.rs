@@ -1,38 +1,60 @@
 //! The legacy `Plan` in every variant of §3: keys that came and went by release (`Variable.value`,
 //! `Step.condition`, `inputs`, `plan_inputs`) are kept present or absent exactly as read.
 
+use std::borrow::Cow;
 use std::fmt;
 
 use indexmap::IndexMap;
+use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Serialize, Serializer};
 use serde_json::Value;
 
 use crate::id::PlanId;
+use crate::schema::with_description;
+use crate::strict::{present, serde_object};
 
-/// A plan: its query, tools and steps.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+/// A legacy plan (every release's `Plan`): the user's query, the tools the planner could use and
+/// the steps, plus the plan inputs of v0.3.2 on.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(remote = "Self", deny_unknown_fields)]
+#[schemars(rename = "Plan")]
 pub struct Plan {
-    /// `plan-<uuid>`; absent only in hand-made files.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// `plan-<uuid>`; absent only in hand-made files (the SDK would generate one).
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[schemars(with = "PlanId")]
     pub id: Option<PlanId>,
     /// The user's query and the tools the planner could use.
     pub plan_context: PlanContext,
     /// The steps, in order; `current_step_index` points into this list.
     pub steps: Vec<Step>,
     /// v0.3.2–v0.3.3 only: plan inputs under their first name (the SDK can no longer load these).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[schemars(with = "Vec<PlanInputV032>")]
     pub inputs: Option<Vec<PlanInputV032>>,
     /// v0.3.4+: plan inputs with default values.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[schemars(with = "Vec<PlanInput>")]
     pub plan_inputs: Option<Vec<PlanInput>>,
 }
 
 /// The planner's context.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(remote = "Self", deny_unknown_fields)]
+#[schemars(rename = "PlanContext")]
 pub struct PlanContext {
     /// The user's request.
     pub query: String,
@@ -40,8 +62,10 @@ pub struct PlanContext {
     pub tool_ids: Vec<String>,
 }
 
-/// A v0.3.2/v0.3.3 plan input.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// A v0.3.2/v0.3.3 plan input (unknown keys are ignored, as the SDK does).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(remote = "Self")]
+#[schemars(rename = "PlanInputV032")]
 pub struct PlanInputV032 {
     /// The input's name.
     pub name: String,
@@ -49,39 +73,45 @@ pub struct PlanInputV032 {
     pub description: String,
 }
 
-/// A v0.3.4+ plan input; `value` is native JSON (not stringified).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// A v0.3.4+ plan input; `value` is native JSON (not stringified). Unknown keys are ignored, as
+/// the SDK does.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(remote = "Self")]
+#[schemars(rename = "PlanInput")]
 pub struct PlanInput {
     /// The input's name, as the plan spells it (with or without `$`).
     pub name: String,
     /// Optional description.
     #[serde(default)]
     pub description: Option<String>,
-    /// Default value.
+    /// Default value, native JSON (`null` when absent).
     #[serde(default)]
     pub value: Value,
 }
 
-/// A step input.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// A step input: a reference to an earlier step's output or to a plan input. Unknown keys are
+/// ignored (the SDK ignores them from v0.1.12 on).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(remote = "Self")]
+#[schemars(rename = "Variable")]
 pub struct Variable {
     /// A `$name` output of an earlier step, or a plan input name.
     pub name: String,
-    /// Before v0.1.12 only: a constant value; `None` when the key is absent.
+    /// Before v0.1.12 only: a constant value (any JSON, `null` included); kept absent when
+    /// absent.
     #[serde(
         default,
         deserialize_with = "present",
         skip_serializing_if = "Option::is_none"
     )]
+    #[schemars(with = "Value")]
     pub value: Option<Value>,
     /// Required until v0.7.0, `""` by default after.
     #[serde(default)]
     pub description: String,
 }
 
-fn present<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<Value>, D::Error> {
-    Value::deserialize(deserializer).map(Some)
-}
+serde_object!(Plan, PlanContext, PlanInputV032, PlanInput, Variable);
 
 /// A plan step; `extra="allow"` from 0.1.7, so unknown keys are kept after the declared ones.
 #[derive(Debug, Clone, PartialEq)]
@@ -161,6 +191,30 @@ impl<'de> Visitor<'de> for StepVisitor {
             output: output.ok_or_else(|| de::Error::missing_field("output"))?,
             condition,
             extra,
+        })
+    }
+}
+
+impl JsonSchema for Step {
+    fn schema_name() -> Cow<'static, str> {
+        "Step".into()
+    }
+
+    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
+        let inputs = generator.subschema_for::<Vec<Variable>>();
+        json_schema!({
+            "description": "A plan step. Unknown keys are allowed and kept after the declared ones (the SDK's `extra=\"allow\"`, 0.1.7 on), except `structured_output_schema`: a Python type the SDK never writes.",
+            "type": "object",
+            "properties": {
+                "task": {"type": "string", "description": "What to do."},
+                "inputs": with_description(inputs, "Inputs from earlier steps or the plan's inputs (`[]` when absent)."),
+                "tool_id": {"type": ["string", "null"], "description": "The tool, if any."},
+                "output": {"type": "string", "description": "The name the step's output is stored under (`$…`)."},
+                "condition": {"type": ["string", "null"], "description": "0.1.8+: a condition in words; the step is skipped when it is false. Kept absent when absent."},
+                "structured_output_schema": false
+            },
+            "required": ["task", "output"],
+            "additionalProperties": true
         })
     }
 }

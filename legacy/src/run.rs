@@ -2,7 +2,8 @@
 //! All are `forbid` in the SDK, and so here: an unknown key is an error.
 
 use indexmap::IndexMap;
-use serde::{Deserialize, Serialize};
+use schemars::JsonSchema;
+use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::clarification::Clarification;
 use crate::context::{
@@ -10,11 +11,14 @@ use crate::context::{
 };
 use crate::id::{PlanId, RunId};
 use crate::output::{LocalDataValue, OldOutput, Output};
-use crate::scalar::lax_int;
+use crate::scalar::{lax_int, LaxInt};
+use crate::strict::{present, serde_object, serde_unit, MapOnly};
 use crate::version::Version;
 
 /// The run state; the same six values in every version.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(remote = "Self")]
+#[schemars(rename = "RunState")]
 #[allow(non_camel_case_types, clippy::upper_case_acronyms)]
 pub enum RunState {
     /// Created, not run.
@@ -32,23 +36,49 @@ pub enum RunState {
     FAILED,
 }
 
-/// The outputs container, generic over the output type of its era.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+serde_unit!(RunState);
+
+/// The run's outputs: clarifications, step outputs and the final output.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(rename = "Outputs")]
 pub struct Outputs<O> {
     /// Questions put to the user, in order.
     #[serde(default)]
     pub clarifications: Vec<Clarification>,
-    /// Keyed by the plan step's `output` name, `$` included; insertion order kept.
-    #[serde(default = "IndexMap::new")]
+    /// The step outputs, keyed by the plan step's `output` name (`$` included), in the order
+    /// they were recorded.
+    #[serde(default)]
+    #[schemars(extend("default" = {}))]
     pub step_outputs: IndexMap<String, O>,
-    /// The run's final output.
-    #[serde(default = "none")]
+    /// The run's final output, or null.
+    #[serde(default)]
+    #[schemars(extend("default" = null))]
     pub final_output: Option<O>,
 }
 
-fn none<T>() -> Option<T> {
-    None
+/// The derived reader of [`Outputs`], which [`Outputs`]' own reader admits only objects to (see
+/// `strict.rs`; `remote = "Self"` does not work for a generic type).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct OutputsRepr<O> {
+    #[serde(default)]
+    clarifications: Vec<Clarification>,
+    #[serde(default = "IndexMap::new")]
+    step_outputs: IndexMap<String, O>,
+    #[serde(default = "Option::default")]
+    final_output: Option<O>,
+}
+
+impl<'de, O: Deserialize<'de>> Deserialize<'de> for Outputs<O> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let repr = OutputsRepr::<O>::deserialize(MapOnly(deserializer))?;
+        Ok(Outputs {
+            clarifications: repr.clarifications,
+            step_outputs: repr.step_outputs,
+            final_output: repr.final_output,
+        })
+    }
 }
 
 impl<O> Default for Outputs<O> {
@@ -62,30 +92,33 @@ impl<O> Default for Outputs<O> {
 }
 
 macro_rules! run_struct {
-    ($(#[$doc:meta])* $name:ident { ec: $ec:ty, output: $out:ty $(, end_user_id: $eu:ident)? $(, plan_run_inputs: $pri:ident)? $(,)? }) => {
+    ($(#[$doc:meta])* $name:ident as $schema_name:literal { ec: $ec:ty, output: $out:ty $(, end_user_id: $eu:ident)? $(, plan_run_inputs: $pri:ident)? $(,)? }) => {
         $(#[$doc])*
-        #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-        #[serde(deny_unknown_fields)]
+        #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+        #[serde(remote = "Self", deny_unknown_fields)]
+        #[schemars(rename = $schema_name)]
         pub struct $name {
             /// The run id; absent only in hand-made files (the SDK would generate one).
-            #[serde(default, skip_serializing_if = "Option::is_none")]
+            #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+            #[schemars(with = "RunId")]
             pub id: Option<RunId>,
             /// The plan this run executes (`plan-<uuid>.json` in the same store).
             pub plan_id: PlanId,
             /// Index into the plan's steps; not bounded (`-1` occurs).
             #[serde(default, deserialize_with = "lax_int")]
+            #[schemars(with = "LaxInt")]
             pub current_step_index: i64,
-            /// Where the run is.
+            /// The run's state.
             #[serde(default)]
             pub state: RunState,
-            /// Per-run context of its era.
+            /// The run's execution context, in the shape of its version.
             #[serde(default)]
             pub execution_context: $ec,
             $(
                 /// The end user's `external_id` (`"local"` by default in the SDK).
                 pub $eu: String,
             )?
-            /// Clarifications and outputs.
+            /// Clarifications, step outputs and the final output.
             #[serde(default)]
             pub outputs: Outputs<$out>,
             $(
@@ -94,61 +127,80 @@ macro_rules! run_struct {
                 pub $pri: IndexMap<String, LocalDataValue>,
             )?
         }
+
+        serde_object!($name);
     };
 }
 
 run_struct!(
-    /// W1: `Workflow`, `wkfl-` ids.
-    RunW1 { ec: ExecutionContextW1, output: OldOutput }
+    /// A W1 run (0.0.1-alpha.50): the SDK's `Workflow`, with `wkfl-` ids, an execution context
+    /// with `planner_`/`agent_system_context_extension`, and the single `Output`
+    /// `{value, summary}`; clarifications name their run `workflow_id`.
+    RunW1 as "RunW1" { ec: ExecutionContextW1, output: OldOutput }
 );
 run_struct!(
-    /// R0 (`pr-` ids) and R1 (`prun-` ids): renamed context keys, the old single `Output`.
-    RunR1 { ec: ExecutionContextR0, output: OldOutput }
+    /// An R0 (0.1.0-alpha, `pr-` ids) or R1 (0.1.0 – 0.1.11, `prun-` ids) run: the SDK's
+    /// `PlanRun`, with the execution context's extension keys renamed to
+    /// `planning_agent_`/`execution_agent_system_context_extension`, the single `Output`
+    /// `{value, summary}`, and clarifications naming their run `plan_run_id`.
+    RunR1 as "RunR1" { ec: ExecutionContextR0, output: OldOutput }
 );
 run_struct!(
-    /// R2: outputs may be agent-memory references.
-    RunR2 { ec: ExecutionContextR0, output: Output }
+    /// An R2 run (v0.1.12): as R1, but a step or final output may be an agent-memory reference
+    /// `{output_name, plan_run_id, summary}`.
+    RunR2 as "RunR2" { ec: ExecutionContextR0, output: Output }
 );
 run_struct!(
-    /// R3: the context loses its system-prompt extensions.
-    RunR3 { ec: ExecutionContextR3, output: Output }
+    /// An R3 run (v0.2.0): as R2, but the execution context has lost its system-prompt
+    /// extensions.
+    RunR3 as "RunR3" { ec: ExecutionContextR3, output: Output }
 );
 run_struct!(
-    /// R4: the end user moves to a required top-level `end_user_id`.
-    RunR4 { ec: ExecutionContextR4, output: Output, end_user_id: end_user_id }
+    /// An R4 run (v0.3.0): the end user moves from the execution context to a required
+    /// top-level `end_user_id`.
+    RunR4 as "RunR4" { ec: ExecutionContextR4, output: Output, end_user_id: end_user_id }
 );
 run_struct!(
-    /// R5: `plan_run_inputs` added.
-    RunR5 { ec: ExecutionContextR4, output: Output, end_user_id: end_user_id, plan_run_inputs: plan_run_inputs }
+    /// An R5 run (v0.3.2): as R4, plus `plan_run_inputs`.
+    RunR5 as "RunR5" { ec: ExecutionContextR4, output: Output, end_user_id: end_user_id, plan_run_inputs: plan_run_inputs }
 );
 
 /// R0 has the R1 shape with `pr-` ids.
 pub type RunR0 = RunR1;
 
-/// R6 (HEAD): no execution context.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+/// An R6 run (v0.3.4 to HEAD, v0.9): as R5 without the execution context.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(remote = "Self", deny_unknown_fields)]
+#[schemars(rename = "RunR6")]
 pub struct RunR6 {
     /// The run id; absent only in hand-made files (the SDK would generate one).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[schemars(with = "RunId")]
     pub id: Option<RunId>,
-    /// The plan this run executes.
+    /// The plan this run executes (`plan-<uuid>.json` in the same store).
     pub plan_id: PlanId,
     /// Index into the plan's steps; not bounded (`-1` occurs).
     #[serde(default, deserialize_with = "lax_int")]
+    #[schemars(with = "LaxInt")]
     pub current_step_index: i64,
-    /// Where the run is.
+    /// The run's state.
     #[serde(default)]
     pub state: RunState,
     /// The end user's `external_id`.
     pub end_user_id: String,
-    /// Clarifications and outputs.
+    /// Clarifications, step outputs and the final output.
     #[serde(default)]
     pub outputs: Outputs<Output>,
     /// Values of the plan's inputs, by input name.
     #[serde(default)]
     pub plan_run_inputs: IndexMap<String, LocalDataValue>,
 }
+
+serde_object!(RunR6);
 
 /// A run in any legacy version.
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -1,129 +1,271 @@
 //! Scalars read with pydantic's lax rules, so whatever the SDK itself loads is loaded here too;
 //! the difference to what is written back shows up in the parse's normalisation list.
+//!
+//! pydantic's lax rules, narrowed where a JSON Schema could not say the same (law 4): every form
+//! read here is described exactly by [`LaxInt`] and [`LaxBool`], the schemas of these fields.
+//!
+//! * An integer is a JSON number whose exact value is a whole number within ±(2^53 − 1) (`1`,
+//!   `1.0`, `1e2`; the range every JSON implementation reads exactly, RFC 7493), a string of an
+//!   optional sign, at most 15 significant digits and an optional fraction of zeros (`"7"`,
+//!   `"-007"`, `"1.0"`; no whitespace, underscores or exponent), or a boolean.
+//! * A boolean is `true`/`false`, a number whose value is 0 or 1, or one of pydantic's strings
+//!   `0 off f false n no 1 on t true y yes` in any ASCII case.
 
-use std::fmt;
+use std::borrow::Cow;
 
-use serde::de::{self, Deserializer, MapAccess, Visitor};
+use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
+use serde::de::{self, Deserializer};
 use serde::Deserialize;
 use serde_json::Value;
 
 use crate::error::excerpt;
 use crate::json::to_python_json;
 
-/// pydantic's lax `int`: an integer, an integral float (`1.0`), a numeric string (`"1"`) or a bool.
+/// The largest magnitude of a lax integer: 2^53 − 1, the interoperable JSON integer range.
+pub const MAX_SAFE_INTEGER: i64 = 9_007_199_254_740_991;
+
+/// Schema pattern of an integer written as a string (at most 15 significant digits, so every
+/// match is within [`MAX_SAFE_INTEGER`]).
+pub const INT_STRING_PATTERN: &str = r"^[+-]?0*[0-9]{1,15}(?:\.0+)?$";
+
+/// Schema pattern of a boolean written as a string: pydantic's words, in any ASCII case.
+pub const BOOL_STRING_PATTERN: &str = "^(?:0|1|[fF]|[tT]|[nN]|[yY]|[nN][oO]|[oO][nN]|[oO][fF][fF]|[yY][eE][sS]|[tT][rR][uU][eE]|[fF][aA][lL][sS][eE])$";
+
+/// pydantic's lax `int` (narrowed, see the module docs): an integral number, a numeric string or
+/// a bool.
 pub fn lax_int<'de, D: Deserializer<'de>>(deserializer: D) -> Result<i64, D::Error> {
-    deserializer.deserialize_any(LaxInt)
+    int_from_value(&Value::deserialize(deserializer)?).map_err(de::Error::custom)
 }
 
 /// [`lax_int`] for a nullable field.
 pub fn lax_opt_int<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<i64>, D::Error> {
     match Value::deserialize(deserializer)? {
         Value::Null => Ok(None),
-        other => lax_int(other).map(Some).map_err(de::Error::custom),
+        other => int_from_value(&other).map(Some).map_err(de::Error::custom),
     }
 }
 
-/// pydantic's lax `bool`: a bool, `0`/`1`, or one of the strings pydantic accepts (`"yes"`, `"off"`…).
+/// pydantic's lax `bool`: a bool, a number equal to 0 or 1, or one of the strings pydantic
+/// accepts (`"yes"`, `"off"`…).
 pub fn lax_bool<'de, D: Deserializer<'de>>(deserializer: D) -> Result<bool, D::Error> {
-    deserializer.deserialize_any(LaxBool)
+    bool_from_value(&Value::deserialize(deserializer)?).map_err(de::Error::custom)
 }
 
-struct LaxInt;
-
-fn int_from_text<E: de::Error>(text: &str) -> Result<i64, E> {
-    let trimmed = text.trim();
-    if let Ok(i) = trimmed.parse::<i64>() {
-        return Ok(i);
-    }
-    match trimmed.parse::<f64>() {
-        Ok(f) if f.fract() == 0.0 && f.abs() < 9.0e15 => Ok(f as i64),
-        _ => Err(E::custom(format!(
-            "expected an integer (within 64 bits), got {}",
-            excerpt(text)
-        ))),
-    }
+/// [`lax_bool`] for a field whose key may be absent but, when present, holds a boolean.
+pub(crate) fn lax_present_bool<'de, D: Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<bool>, D::Error> {
+    lax_bool(deserializer).map(Some)
 }
 
-impl<'de> Visitor<'de> for LaxInt {
-    type Value = i64;
+/// [`lax_int`] for a field whose key may be absent but, when present, holds an integer.
+pub(crate) fn lax_present_int<'de, D: Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<i64>, D::Error> {
+    lax_int(deserializer).map(Some)
+}
 
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("an integer")
-    }
-    fn visit_i64<E: de::Error>(self, v: i64) -> Result<i64, E> {
-        Ok(v)
-    }
-    fn visit_u64<E: de::Error>(self, v: u64) -> Result<i64, E> {
-        i64::try_from(v).map_err(|_| E::custom(format!("integer {v} does not fit in 64 bits")))
-    }
-    fn visit_f64<E: de::Error>(self, v: f64) -> Result<i64, E> {
-        int_from_text(&v.to_string())
-    }
-    fn visit_bool<E: de::Error>(self, v: bool) -> Result<i64, E> {
-        Ok(i64::from(v))
-    }
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<i64, E> {
-        int_from_text(v)
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<i64, A::Error> {
-        // serde_json's arbitrary_precision hands numbers over as a one-entry map.
-        match map.next_key::<String>()? {
-            Some(_) => {
-                let text: String = map.next_value()?;
-                int_from_text(&text)
-            }
-            None => Err(de::Error::invalid_type(de::Unexpected::Map, &self)),
-        }
+/// A boolean read with [`lax_bool`], for maps and sequences of them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+pub(crate) struct LaxBoolValue(#[serde(deserialize_with = "lax_bool")] pub bool);
+
+fn type_name(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
     }
 }
 
-struct LaxBool;
-
-impl<'de> Visitor<'de> for LaxBool {
-    type Value = bool;
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a boolean")
-    }
-    fn visit_bool<E: de::Error>(self, v: bool) -> Result<bool, E> {
-        Ok(v)
-    }
-    fn visit_i64<E: de::Error>(self, v: i64) -> Result<bool, E> {
-        match v {
-            0 => Ok(false),
-            1 => Ok(true),
-            _ => Err(E::custom(format!("expected a boolean, got {v}"))),
+fn int_from_value(value: &Value) -> Result<i64, String> {
+    let out_of_range = |shown: String| {
+        format!("expected an integer (a whole number within ±{MAX_SAFE_INTEGER}), got {shown}")
+    };
+    match value {
+        Value::Bool(b) => Ok(i64::from(*b)),
+        Value::Number(n) => {
+            let text = n.to_string();
+            whole_value(&text)
+                .filter(|v| v.unsigned_abs() <= MAX_SAFE_INTEGER as u128)
+                .map(|v| v as i64)
+                .ok_or_else(|| out_of_range(shorten_number(&text)))
         }
+        Value::String(s) => int_from_text(s).ok_or_else(|| {
+            format!(
+                "expected an integer; a string must be an optional sign, at most 15 significant digits and an optional fraction of zeros, got {}",
+                excerpt(s)
+            )
+        }),
+        other => Err(format!("expected an integer, got {}", type_name(other))),
     }
-    fn visit_u64<E: de::Error>(self, v: u64) -> Result<bool, E> {
-        self.visit_i64(i64::try_from(v).unwrap_or(i64::MAX))
+}
+
+/// A number's text, shortened to 40 characters for messages.
+fn shorten_number(text: &str) -> String {
+    if text.len() <= 40 {
+        text.to_owned()
+    } else {
+        format!("{}… ({} digits)", &text[..40], text.len())
     }
-    fn visit_f64<E: de::Error>(self, v: f64) -> Result<bool, E> {
-        match v {
-            0.0 => Ok(false),
-            1.0 => Ok(true),
-            _ => Err(E::custom(format!("expected a boolean, got {v}"))),
-        }
+}
+
+/// The value of an integer written as a string, by [`INT_STRING_PATTERN`].
+fn int_from_text(text: &str) -> Option<i64> {
+    let (negative, unsigned) = match text.as_bytes().first() {
+        Some(b'-') => (true, &text[1..]),
+        Some(b'+') => (false, &text[1..]),
+        _ => (false, text),
+    };
+    let (whole, fraction) = match unsigned.split_once('.') {
+        Some((whole, fraction)) => (whole, Some(fraction)),
+        None => (unsigned, None),
+    };
+    if whole.is_empty() || !whole.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
     }
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<bool, E> {
-        match v.to_ascii_lowercase().as_str() {
+    if fraction.is_some_and(|f| f.is_empty() || !f.bytes().all(|b| b == b'0')) {
+        return None;
+    }
+    let significant = whole.trim_start_matches('0');
+    if significant.len() > 15 {
+        return None;
+    }
+    let value: i64 = if significant.is_empty() {
+        0
+    } else {
+        significant.parse().ok()?
+    };
+    Some(if negative { -value } else { value })
+}
+
+fn bool_from_value(value: &Value) -> Result<bool, String> {
+    match value {
+        Value::Bool(b) => Ok(*b),
+        Value::Number(n) => match whole_value(&n.to_string()) {
+            Some(0) => Ok(false),
+            Some(1) => Ok(true),
+            _ => Err(format!("expected a boolean, got the number {n}")),
+        },
+        Value::String(s) => match s.to_ascii_lowercase().as_str() {
             "0" | "off" | "f" | "false" | "n" | "no" => Ok(false),
             "1" | "on" | "t" | "true" | "y" | "yes" => Ok(true),
-            _ => Err(E::custom(format!("expected a boolean, got {}", excerpt(v)))),
-        }
+            _ => Err(format!("expected a boolean, got {}", excerpt(s))),
+        },
+        other => Err(format!("expected a boolean, got {}", type_name(other))),
     }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<bool, A::Error> {
-        match map.next_key::<String>()? {
-            Some(_) => {
-                let text: String = map.next_value()?;
-                match text.as_str() {
-                    "0" | "0.0" => Ok(false),
-                    "1" | "1.0" => Ok(true),
-                    _ => Err(de::Error::custom(format!("expected a boolean, got {text}"))),
+}
+
+/// The exact value of a JSON number literal if it is a whole number that fits in `i128`
+/// (`3.0`, `1e2`, `250e-1` are whole; `1.5`, `1e-1` are not).
+fn whole_value(text: &str) -> Option<i128> {
+    let (negative, unsigned) = match text.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, text),
+    };
+    let (mantissa, exponent) = match unsigned.find(['e', 'E']) {
+        Some(at) => (&unsigned[..at], parse_exponent(&unsigned[at + 1..])?),
+        None => (unsigned, 0),
+    };
+    let (whole, fraction) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let digits: String = whole.chars().chain(fraction.chars()).collect();
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let significant = digits.trim_start_matches('0');
+    let trimmed = significant.trim_end_matches('0');
+    if trimmed.is_empty() {
+        return Some(0);
+    }
+    let scale = exponent - fraction.len() as i64 + (significant.len() - trimmed.len()) as i64;
+    if scale < 0 || trimmed.len() as i64 + scale > 38 {
+        return None;
+    }
+    let mut value: i128 = trimmed.parse().ok()?;
+    for _ in 0..scale {
+        value = value.checked_mul(10)?;
+    }
+    Some(if negative { -value } else { value })
+}
+
+/// Parses an exponent, clamping absurd magnitudes (they are out of range either way).
+fn parse_exponent(text: &str) -> Option<i64> {
+    let (negative, digits) = match text.as_bytes().first() {
+        Some(b'-') => (true, &text[1..]),
+        Some(b'+') => (false, &text[1..]),
+        _ => (false, text),
+    };
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let magnitude = digits.trim_start_matches('0');
+    let value = if magnitude.len() > 6 {
+        1_000_000
+    } else {
+        magnitude.parse::<i64>().unwrap_or(0)
+    };
+    Some(if negative { -value } else { value })
+}
+
+/// The schema of every lax integer field (`current_step_index`, `step`, `step_num`, …): the
+/// spellings listed in its description, exactly those the reader accepts.
+pub struct LaxInt;
+
+impl JsonSchema for LaxInt {
+    fn schema_name() -> Cow<'static, str> {
+        "LaxInt".into()
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "description": "An integer, read as pydantic's lax mode reads one: a whole number within ±(2^53 − 1) in any JSON spelling (`1`, `1.0`, `1e2`), a string of an optional sign, at most 15 significant digits and an optional fraction of zeros (`\"1\"`, `\"1.0\"`), or a boolean (`true` is 1). Written back as a plain integer.",
+            "anyOf": [
+                {
+                    "type": "integer",
+                    "minimum": -MAX_SAFE_INTEGER,
+                    "maximum": MAX_SAFE_INTEGER
+                },
+                {
+                    "type": "string",
+                    "pattern": INT_STRING_PATTERN
+                },
+                {
+                    "type": "boolean"
                 }
-            }
-            None => Err(de::Error::invalid_type(de::Unexpected::Map, &self)),
-        }
+            ]
+        })
+    }
+}
+
+/// The schema of every lax boolean field (`resolved`, the config's flags): the spellings listed
+/// in its description, exactly those the reader accepts.
+pub struct LaxBool;
+
+impl JsonSchema for LaxBool {
+    fn schema_name() -> Cow<'static, str> {
+        "LaxBool".into()
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "description": "A boolean, read as pydantic's lax mode reads one: `true`/`false`, a number equal to 0 or 1, or one of the strings `0 off f false n no` / `1 on t true y yes` in any ASCII case. Written back as `true` or `false`.",
+            "anyOf": [
+                {
+                    "type": "boolean"
+                },
+                {
+                    "type": "integer",
+                    "minimum": 0,
+                    "maximum": 1
+                },
+                {
+                    "type": "string",
+                    "pattern": BOOL_STRING_PATTERN
+                }
+            ]
+        })
     }
 }
 
@@ -173,12 +315,95 @@ mod tests {
                 false,
                 "[1, {\"k\": 2.50}]",
             ),
+            (r#"{"i": 1e2, "b": 1.0, "v": ""}"#, 100, true, ""),
+            (r#"{"i": "-007.00", "b": "T", "v": ""}"#, -7, true, ""),
+            (r#"{"i": 250e-1, "b": -0.0, "v": ""}"#, 25, false, ""),
+            (
+                r#"{"i": 9007199254740991, "b": 0, "v": ""}"#,
+                MAX_SAFE_INTEGER,
+                false,
+                "",
+            ),
+            (
+                r#"{"i": "+999999999999999", "b": 0, "v": ""}"#,
+                999_999_999_999_999,
+                false,
+                "",
+            ),
         ] {
-            let p = probe(text).unwrap();
+            let p = probe(text).unwrap_or_else(|e| panic!("{text}: {e}"));
             assert_eq!((p.i, p.b, p.v.as_str()), (i, b, v), "{text}");
         }
-        assert!(probe(r#"{"i": 1.5, "b": true, "v": ""}"#).is_err());
-        assert!(probe(r#"{"i": 99999999999999999999, "b": true, "v": ""}"#).is_err());
-        assert!(probe(r#"{"i": 1, "b": "maybe", "v": ""}"#).is_err());
+        for bad in [
+            r#"{"i": 1.5, "b": true, "v": ""}"#,
+            r#"{"i": 99999999999999999999, "b": true, "v": ""}"#,
+            r#"{"i": 9007199254740992, "b": true, "v": ""}"#,
+            r#"{"i": 1, "b": "maybe", "v": ""}"#,
+            r#"{"i": 1, "b": 2, "v": ""}"#,
+            r#"{"i": 1, "b": 1.00000000000000000001, "v": ""}"#,
+            r#"{"i": null, "b": true, "v": ""}"#,
+            r#"{"i": {"x": "3"}, "b": true, "v": ""}"#,
+            r#"{"i": 1, "b": {"x": "1"}, "v": ""}"#,
+        ] {
+            assert!(probe(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn integer_strings_are_the_documented_set() {
+        for (text, value) in [
+            ("0", 0),
+            ("-0", 0),
+            ("+12", 12),
+            ("000000000000000000000042", 42),
+            ("999999999999999", 999_999_999_999_999),
+            ("3.0", 3),
+            ("3.000", 3),
+        ] {
+            assert_eq!(int_from_text(text), Some(value), "{text}");
+        }
+        for text in [
+            "",
+            "-",
+            "+",
+            " 1",
+            "1 ",
+            "1_000",
+            "1e3",
+            "1.",
+            ".0",
+            "1.5",
+            "1.0.0",
+            "0x10",
+            "1000000000000000",
+            "١",
+            "--1",
+        ] {
+            assert_eq!(int_from_text(text), None, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn whole_numbers_in_any_notation() {
+        for (text, expected) in [
+            ("0", 0),
+            ("-0.0", 0),
+            ("3.0", 3),
+            ("1E+2", 100),
+            ("0.5e1", 5),
+            ("-12.30e1", -123),
+            ("0e999999999999", 0),
+        ] {
+            assert_eq!(whole_value(text), Some(expected), "{text}");
+        }
+        for text in [
+            "1.5",
+            "1e-1",
+            "1e400",
+            "1e-400",
+            "3.00000000000000000000001",
+        ] {
+            assert_eq!(whole_value(text), None, "{text}");
+        }
     }
 }

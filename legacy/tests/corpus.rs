@@ -1,37 +1,18 @@
 //! Law 1 over the real corpus: every document the SDK wrote is detected as what its manifest says
 //! and re-emitted byte for byte.
 
+mod common {
+    pub mod corpus;
+}
+
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Mutex;
+
+use common::corpus::{corpus_documents, corpus_root, not_a_document};
 
 use planrun_legacy::{parse, DocKind, LegacyDocument, Version, MASK};
 use serde_json::Value;
-
-fn corpus_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../shared/corpus")
-        .canonicalize()
-        .expect("the corpus lives in ../shared/corpus beside the project")
-}
-
-/// Files under the corpus that are not legacy documents, with the reason for each.
-fn not_a_document(rel: &str) -> Option<&'static str> {
-    let name = rel.rsplit('/').next().unwrap_or(rel);
-    if name == "manifest.json" {
-        Some("corpus metadata written by the corpus generator")
-    } else if rel.contains("/schemas/") {
-        Some("the SDK's own JSON Schemas, compared against ours by the schema tests")
-    } else if rel.ends_with("cloud/requests_sent.json") {
-        Some("a capture of HTTP requests, read by the converter's cloud-body tests")
-    } else if rel.ends_with("cloud/synthetic_get_response.json") {
-        Some("a hand-shaped cloud API response, read by the converter's cloud-body tests")
-    } else if rel.contains("/plan_v2/") && !rel.ends_with(".to_legacy_plan.json") {
-        Some("the SDK's lossy PlanV2 dump: not a legacy wire format (PlanV2 is defined by the v2 crate)")
-    } else {
-        None
-    }
-}
 
 /// What the manifest (or, for whole stores, the file name) says the file is.
 fn expected_kind(version_dir: &Path, rel_in_version: &str) -> DocKind {
@@ -114,6 +95,12 @@ fn every_corpus_document_is_detected_and_reemitted_exactly() {
         );
     });
     let table = table.into_inner().unwrap();
+    let shared: Vec<String> = corpus_documents().into_iter().map(|(rel, _)| rel).collect();
+    assert_eq!(
+        table.keys().cloned().collect::<Vec<_>>(),
+        shared,
+        "the shared corpus selection (tests/common/corpus.rs) differs from this walk"
+    );
     assert!(
         table.len() > 350,
         "only {} corpus documents found",

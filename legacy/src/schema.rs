@@ -1,0 +1,136 @@
+//! The published JSON Schemas (draft 2020-12) of the legacy wire formats.
+//!
+//! Each schema describes the legacy keys exactly as they are on the wire, and accepts exactly
+//! what this crate's serde models accept (law 4 of the design), lax input included: integers and
+//! booleans in pydantic's lax spellings ([`crate::scalar`]), ids in their documented spellings or
+//! as `{"uuid": …}` objects ([`crate::id`]).
+
+use schemars::generate::SchemaSettings;
+use schemars::transform::RecursiveTransform;
+use schemars::{JsonSchema, Schema};
+use serde_json::{Map, Value};
+
+use crate::context::{EndUser, StepOutputValue, ToolCallRecord};
+use crate::detect::DocKind;
+use crate::document::RunContextSnapshot;
+use crate::output::Output;
+use crate::plan::Plan;
+use crate::run::{RunR1, RunR2, RunR3, RunR4, RunR5, RunR6, RunW1};
+use crate::version::Version;
+use crate::Config;
+
+/// Base URL of every `$id` this crate publishes; a schema's `$id` is this plus its file name.
+pub const SCHEMA_BASE_URL: &str = "https://planrun-migrate.dev/schemas/legacy/";
+
+/// Every published schema as `(file name, schema)`, in a stable order: the run of each version
+/// (`run.W1.schema.json` … `run.R6.schema.json`), then the plan, end user, output, tool call,
+/// config, step output value(s) and RunContext snapshot.
+///
+/// Each schema is a draft 2020-12 document with `$schema`, `$id`, `title` and the types' doc
+/// comments as descriptions.
+pub fn schemas() -> Vec<(&'static str, Value)> {
+    let r0 = {
+        let (_, mut schema) = schema_for::<RunR1>("run.R0.schema.json");
+        schema["title"] = "RunR0".into();
+        ("run.R0.schema.json", schema)
+    };
+    vec![
+        schema_for::<RunW1>("run.W1.schema.json"),
+        r0,
+        schema_for::<RunR1>("run.R1.schema.json"),
+        schema_for::<RunR2>("run.R2.schema.json"),
+        schema_for::<RunR3>("run.R3.schema.json"),
+        schema_for::<RunR4>("run.R4.schema.json"),
+        schema_for::<RunR5>("run.R5.schema.json"),
+        schema_for::<RunR6>("run.R6.schema.json"),
+        schema_for::<Plan>("plan.schema.json"),
+        schema_for::<EndUser>("end_user.schema.json"),
+        schema_for::<Output>("output.schema.json"),
+        schema_for::<ToolCallRecord>("tool_call.schema.json"),
+        schema_for::<Config>("config.schema.json"),
+        schema_for::<StepOutputValue>("step_output_value.schema.json"),
+        step_output_values(),
+        schema_for::<RunContextSnapshot>("run_context.schema.json"),
+    ]
+}
+
+/// The file name of the schema of a document of `kind`, read as `version` (the version matters
+/// only for runs).
+pub fn schema_file(kind: DocKind, version: Version) -> &'static str {
+    match kind {
+        DocKind::Run => match version {
+            Version::W1 => "run.W1.schema.json",
+            Version::R0 => "run.R0.schema.json",
+            Version::R1 => "run.R1.schema.json",
+            Version::R2 => "run.R2.schema.json",
+            Version::R3 => "run.R3.schema.json",
+            Version::R4 => "run.R4.schema.json",
+            Version::R5 => "run.R5.schema.json",
+            Version::R6 => "run.R6.schema.json",
+        },
+        DocKind::Plan => "plan.schema.json",
+        DocKind::EndUser => "end_user.schema.json",
+        DocKind::Output => "output.schema.json",
+        DocKind::ToolCall => "tool_call.schema.json",
+        DocKind::Config => "config.schema.json",
+        DocKind::StepOutputValue => "step_output_value.schema.json",
+        DocKind::StepOutputValues => "step_output_values.schema.json",
+        DocKind::RunContext => "run_context.schema.json",
+    }
+}
+
+fn step_output_values() -> (&'static str, Value) {
+    let (file, mut schema) = schema_for::<Vec<StepOutputValue>>("step_output_values.schema.json");
+    schema["title"] = "StepOutputValues".into();
+    schema["description"] =
+        "A list of HEAD `RunContext.step_output_values` entries (in memory only in the SDK)."
+            .into();
+    (file, schema)
+}
+
+/// Generates the schema of `T`, published under `file`.
+fn schema_for<T: JsonSchema>(file: &'static str) -> (&'static str, Value) {
+    let schema = SchemaSettings::draft2020_12()
+        .with_transform(RecursiveTransform(unwrap_description))
+        .into_generator()
+        .into_root_schema_for::<T>();
+    (file, with_header(schema, file))
+}
+
+/// Joins the lines of a description that a doc comment wrapped, keeping paragraph breaks.
+fn unwrap_description(schema: &mut Schema) {
+    if let Some(Value::String(text)) = schema.get_mut("description") {
+        *text = text
+            .split("\n\n")
+            .map(|paragraph| paragraph.replace('\n', " "))
+            .collect::<Vec<_>>()
+            .join("\n\n");
+    }
+}
+
+/// Puts `$schema`, `$id`, `title` and `description` first, in that order.
+fn with_header(mut schema: Schema, file: &str) -> Value {
+    let mut body = std::mem::take(schema.ensure_object());
+    let mut out = Map::new();
+    if let Some(meta) = body.shift_remove("$schema") {
+        out.insert("$schema".to_owned(), meta);
+    }
+    out.insert("$id".to_owned(), format!("{SCHEMA_BASE_URL}{file}").into());
+    for key in ["title", "description"] {
+        out.insert(
+            key.to_owned(),
+            body.shift_remove(key).unwrap_or(Value::Null),
+        );
+    }
+    out.extend(body);
+    Value::Object(out)
+}
+
+/// `schema` as a value with a description: added to an inline schema, or beside a `$ref`.
+pub(crate) fn with_description(schema: Schema, description: &str) -> Value {
+    let mut value = schema.to_value();
+    if let Value::Object(map) = &mut value {
+        map.insert("description".to_owned(), description.into());
+    }
+    value
+}
