@@ -9,6 +9,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 mod detect;
 mod diff;
 mod downgrade;
+mod gen;
 mod renames;
 
 /// Migrate stored Portia SDK runs (every legacy wire version) to PlanRunV2 and back.
@@ -44,6 +45,8 @@ enum Command {
     Renames(renames::Args),
     /// Show the differences between two JSON documents, by JSON pointer.
     Diff(diff::Args),
+    /// Write a deterministic, realistic legacy store (for migration rehearsals and scale tests).
+    Gen(gen::Args),
 }
 
 /// Options every verb sees.
@@ -74,6 +77,7 @@ pub fn run() -> ExitCode {
         Command::Downgrade(args) => downgrade::run(&globals, args),
         Command::Renames(args) => renames::run(&globals, args),
         Command::Diff(args) => diff::run(&globals, args),
+        Command::Gen(args) => gen::run(&globals, args),
     };
     match result {
         Ok(Outcome::Success) => ExitCode::SUCCESS,
