@@ -6,11 +6,14 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
+mod compat;
 mod detect;
 mod diff;
 mod downgrade;
 mod gen;
 mod renames;
+mod schema;
+mod validate;
 
 /// Migrate stored Portia SDK runs (every legacy wire version) to PlanRunV2 and back.
 #[derive(Debug, Parser)]
@@ -45,6 +48,10 @@ enum Command {
     Renames(renames::Args),
     /// Show the differences between two JSON documents, by JSON pointer.
     Diff(diff::Args),
+    /// Work with the published JSON Schemas (draft 2020-12) of the legacy and V2 formats.
+    Schema(schema::Args),
+    /// Check documents against the published JSON Schemas; report every violation.
+    Validate(validate::Args),
     /// Write a deterministic, realistic legacy store (for migration rehearsals and scale tests).
     Gen(gen::Args),
 }
@@ -77,6 +84,8 @@ pub fn run() -> ExitCode {
         Command::Downgrade(args) => downgrade::run(&globals, args),
         Command::Renames(args) => renames::run(&globals, args),
         Command::Diff(args) => diff::run(&globals, args),
+        Command::Schema(args) => schema::run(&globals, args),
+        Command::Validate(args) => validate::run(&globals, args),
         Command::Gen(args) => gen::run(&globals, args),
     };
     match result {
