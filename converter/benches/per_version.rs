@@ -25,7 +25,16 @@ fn inputs() -> &'static Inputs {
     INPUTS.get_or_init(|| {
         let dir = tempfile::tempdir().unwrap();
         let store = dir.path().join("store");
-        let summary = generate(&GenOptions { runs: 64, seed: 7, large_every: 0, ..GenOptions::default() }, &store).unwrap();
+        let summary = generate(
+            &GenOptions {
+                runs: 64,
+                seed: 7,
+                large_every: 0,
+                ..GenOptions::default()
+            },
+            &store,
+        )
+        .unwrap();
         let mut runs = HashMap::new();
         let mut plans = HashMap::new();
         for file in &summary.manifest {
@@ -41,7 +50,11 @@ fn inputs() -> &'static Inputs {
                 _ => {}
             }
         }
-        Inputs { runs, plans, config: resolve_config(None).unwrap().0 }
+        Inputs {
+            runs,
+            plans,
+            config: resolve_config(None).unwrap().0,
+        }
     })
 }
 
@@ -53,15 +66,25 @@ fn run_bytes(version: &str) -> &'static [u8] {
 
 fn convert(parsed: &Parsed) -> planrun_v2::PlanRunV2 {
     let inputs = inputs();
-    let plan = inputs.plans.get(&parsed.as_run().unwrap().plan_id().to_string());
-    let sources = Sources { run: parsed, plan, end_user: None, config: &inputs.config, agent_memory: None };
+    let plan = inputs
+        .plans
+        .get(&parsed.as_run().unwrap().plan_id().to_string());
+    let sources = Sources {
+        run: parsed,
+        plan,
+        end_user: None,
+        config: &inputs.config,
+        agent_memory: None,
+    };
     upgrade(&sources).unwrap().run
 }
 
 #[divan::bench(args = VERSIONS)]
 fn parse_run(bencher: divan::Bencher, version: &str) {
     let bytes = run_bytes(version);
-    bencher.counter(divan::counter::BytesCount::new(bytes.len())).bench(|| parse(divan::black_box(bytes)).unwrap());
+    bencher
+        .counter(divan::counter::BytesCount::new(bytes.len()))
+        .bench(|| parse(divan::black_box(bytes)).unwrap());
 }
 
 #[divan::bench(args = VERSIONS)]
@@ -81,5 +104,6 @@ fn validate_v2(bencher: divan::Bencher, version: &str) {
     let v2 = serde_json::to_value(convert(&parse(run_bytes(version)).unwrap())).unwrap();
     let schema = planrun_converter::validate::v2_schema_for(&v2).unwrap();
     planrun_converter::validate::validate(&v2, &schema).unwrap();
-    bencher.bench(|| planrun_converter::validate::validate(divan::black_box(&v2), &schema).unwrap());
+    bencher
+        .bench(|| planrun_converter::validate::validate(divan::black_box(&v2), &schema).unwrap());
 }
