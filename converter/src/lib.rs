@@ -9,11 +9,13 @@ pub mod downgrade;
 pub mod export;
 pub mod gen;
 mod ids;
+pub mod migrate;
 pub mod plan;
 pub mod renames;
 pub mod report;
 pub mod run_context;
 pub mod schemas;
+pub mod store;
 pub mod upgrade;
 pub mod validate;
 

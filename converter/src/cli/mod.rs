@@ -7,11 +7,14 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand, ValueEnum};
 
 mod compat;
+mod convert;
 mod detect;
 mod diff;
 mod downgrade;
 mod gen;
+mod migrate;
 mod renames;
+mod report;
 mod schema;
 mod validate;
 
@@ -40,6 +43,12 @@ pub enum Format {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Convert one run (or JSON Lines of runs on stdin) to PlanRunV2 on stdout; the loss report on stderr.
+    Convert(convert::Args),
+    /// Migrate a whole store to a directory of PlanRunV2 files: parallel, crash-safe, resumable.
+    Migrate(migrate::Args),
+    /// Work with migration reports (merge the reports of shards).
+    Report(report::Args),
     /// Say what a file or store is: document kinds, versions and the evidence for them.
     Detect(detect::Args),
     /// Convert a PlanRunV2 back to the SDK's HEAD format: run, plan and end user.
@@ -80,6 +89,9 @@ pub fn run() -> ExitCode {
         quiet: cli.quiet,
     };
     let result = match cli.command {
+        Command::Convert(args) => convert::run(&globals, args),
+        Command::Migrate(args) => migrate::run(&globals, args),
+        Command::Report(args) => report::run(&globals, args),
         Command::Detect(args) => detect::run(&globals, args),
         Command::Downgrade(args) => downgrade::run(&globals, args),
         Command::Renames(args) => renames::run(&globals, args),

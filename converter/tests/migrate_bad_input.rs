@@ -1,0 +1,308 @@
+//! A store with bad inputs: malformed JSON, an undetectable version, a missing plan, an end user
+//! `../../etc/passwd`, an unsafe agent-memory output name, a symlink out of SRC, an unreadable
+//! file, a V2-id conflict and a file named for another run. Each is reported with its path and
+//! class, the good runs still migrate, the exit code is 1, nothing is written outside DST and
+//! SRC is unchanged.
+
+mod migrate_support;
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+
+use migrate_support::*;
+use serde_json::Value;
+
+const R4_RUN: &str = "prun-e134da5d-ffce-49f3-90d1-4be7ee0e8dac";
+const R4_MEMORY_RUN: &str = "prun-447d71b8-fabd-4484-b8bd-8bcf8d7b8c71";
+const W1_RUN: &str = "wkfl-1c143f71-20ff-4870-a859-5f017b23e805";
+
+fn id(n: char) -> String {
+    let d = n.to_string();
+    format!(
+        "{}-{}-4{}-8{}-{}",
+        d.repeat(8),
+        d.repeat(4),
+        d.repeat(3),
+        d.repeat(3),
+        d.repeat(12)
+    )
+}
+
+/// A corpus run with its id replaced by `prun-<id(n)>` (and any other replacements).
+fn variant(corpus: &Path, run: &str, n: char, also: &[(&str, &str)]) -> String {
+    let mut text = std::fs::read_to_string(corpus.join(format!("{run}.json"))).unwrap();
+    text = text.replace(run, &format!("prun-{}", id(n)));
+    for (from, to) in also {
+        assert!(text.contains(from), "{from}");
+        text = text.replace(from, to);
+    }
+    text
+}
+
+#[test]
+fn bad_inputs_are_reported_and_the_batch_finishes() {
+    let stores = corpus_stores();
+    let r4 = stores
+        .iter()
+        .find(|s| s.ends_with("R4/disk_storage"))
+        .unwrap();
+    let w1 = stores
+        .iter()
+        .find(|s| s.ends_with("W1/disk_storage"))
+        .unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let store = tmp.path().join("store");
+    copy_dir(r4, &store);
+    let outside = tmp.path().join("outside");
+    std::fs::create_dir(&outside).unwrap();
+    let put = |name: String, text: &str| std::fs::write(store.join(name), text).unwrap();
+
+    put(
+        format!("prun-{}.json", id('1')),
+        "{\n    \"id\": \"prun-1\",\n    \"plan_id\": ",
+    );
+    put(format!("prun-{}.json", id('2')), "{\"hello\": \"world\"}");
+    put(
+        format!("prun-{}.json", id('3')),
+        &variant(
+            r4,
+            R4_RUN,
+            '3',
+            &[(
+                "plan-ae803ec3-17ec-470c-848e-817b00d50d95",
+                &format!("plan-{}", id('3')),
+            )],
+        ),
+    );
+    put(
+        format!("prun-{}.json", id('4')),
+        &variant(
+            r4,
+            R4_RUN,
+            '4',
+            &[(
+                "\"end_user_id\": \"user-123\"",
+                "\"end_user_id\": \"../../etc/passwd\"",
+            )],
+        ),
+    );
+    put(
+        format!("prun-{}.json", id('9')),
+        &variant(
+            r4,
+            R4_MEMORY_RUN,
+            '9',
+            &[(
+                "\"output_name\": \"$big_report\"",
+                "\"output_name\": \"../../../evil\"",
+            )],
+        ),
+    );
+    let target = outside.join("secret.json");
+    std::fs::write(&target, variant(r4, R4_RUN, '5', &[])).unwrap();
+    std::os::unix::fs::symlink(&target, store.join(format!("prun-{}.json", id('5')))).unwrap();
+    let locked = store.join(format!("prun-{}.json", id('6')));
+    std::fs::write(&locked, variant(r4, R4_RUN, '6', &[])).unwrap();
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o000)).unwrap();
+    // Root (or CAP_DAC_OVERRIDE) reads a mode-000 file anyway: the `io` assertion is skipped then.
+    let unreadable = std::fs::read(&locked).is_err();
+    put(
+        format!("prun-{}.json", id('7')),
+        &variant(r4, R4_RUN, '7', &[]),
+    );
+    put(
+        format!("wkfl-{}.json", id('7')),
+        &std::fs::read_to_string(w1.join(format!("{W1_RUN}.json")))
+            .unwrap()
+            .replace(W1_RUN, &format!("wkfl-{}", id('7'))),
+    );
+    put(
+        format!("prun-{}.json", id('8')),
+        &variant(r4, R4_RUN, '0', &[]),
+    );
+    // A plan that is a symlink, referenced by one run.
+    std::fs::write(
+        outside.join("plan.json"),
+        std::fs::read(r4.join("plan-e4039782-67e5-43c9-ae73-35a01662e2ce.json")).unwrap(),
+    )
+    .unwrap();
+    let linked_plan = format!("plan-{}", id('a'));
+    std::os::unix::fs::symlink(
+        outside.join("plan.json"),
+        store.join(format!("{linked_plan}.json")),
+    )
+    .unwrap();
+    let plan_of_r4 = std::fs::read_to_string(r4.join(format!("{R4_RUN}.json"))).unwrap();
+    let old_plan = plan_of_r4
+        .split("\"plan_id\": \"")
+        .nth(1)
+        .unwrap()
+        .split('"')
+        .next()
+        .unwrap()
+        .to_owned();
+    put(
+        format!("prun-{}.json", id('a')),
+        &variant(r4, R4_RUN, 'a', &[(&old_plan, &linked_plan)]),
+    );
+
+    let src_before = fingerprint(&store);
+    let outside_before = fingerprint(&outside);
+    let passwd_before = std::fs::metadata("/etc/passwd")
+        .and_then(|m| m.modified())
+        .ok();
+
+    let dst = tmp.path().join("dst");
+    let report_file = tmp.path().join("report.json");
+    let output = run(args(&[
+        &"migrate",
+        &store,
+        &"--out",
+        &dst,
+        &"--jobs",
+        &"2",
+        &"--report",
+        &report_file,
+    ]));
+    assert_eq!(code(&output), 1, "{}", show(&output));
+    let report = json(&report_file);
+    assert_eq!(report, json(&dst.join(".planrun/report.json")));
+
+    let failures: Vec<&Value> = report["failures"].as_array().unwrap().iter().collect();
+    let failure = |n: char, prefix: &str| -> &Value {
+        let path = store
+            .canonicalize()
+            .unwrap()
+            .join(format!("{prefix}-{}.json", id(n)));
+        failures
+            .iter()
+            .find(|f| f["path"] == path.to_str().unwrap())
+            .unwrap_or_else(|| panic!("{} not reported: {report:#}", path.display()))
+    };
+    let expect = |n: char, prefix: &str, class: &str, kind: &str, says: &str| {
+        let f = failure(n, prefix);
+        assert_eq!(
+            (f["class"].as_str(), f["kind"].as_str()),
+            (Some(class), Some(kind)),
+            "{f}"
+        );
+        assert!(f["message"].as_str().unwrap().contains(says), "{f}");
+        f
+    };
+    let malformed = expect('1', "prun", "rejected", "syntax", "cut short");
+    assert_eq!(
+        (
+            malformed["line"].as_u64(),
+            malformed["column"].as_u64().map(|c| c > 0)
+        ),
+        (Some(3), Some(true)),
+        "{malformed}"
+    );
+    assert!(malformed["pointer"].is_string());
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        text.contains(&format!("prun-{}.json:3:", id('1'))),
+        "line:column in the text report: {text}"
+    );
+    expect('2', "prun", "rejected", "unrecognised", "");
+    let blocked = expect(
+        '3',
+        "prun",
+        "blocked",
+        "missing_plan",
+        &format!("plan-{}.json", id('3')),
+    );
+    assert!(blocked["file"]
+        .as_str()
+        .unwrap()
+        .ends_with(&format!("plan-{}.json", id('3'))));
+    expect('4', "prun", "rejected", "unsafe_name", "../../etc/passwd");
+    expect('9', "prun", "rejected", "unsafe_name", "../../../evil");
+    expect('5', "prun", "rejected", "symlink", "never followed");
+    let plan_link = expect('a', "prun", "rejected", "symlink", "never followed");
+    assert!(
+        plan_link["file"]
+            .as_str()
+            .unwrap()
+            .ends_with(&format!("{linked_plan}.json")),
+        "{plan_link}"
+    );
+    expect('7', "wkfl", "rejected", "conflict", "sorts first");
+    expect(
+        '8',
+        "prun",
+        "rejected",
+        "id_mismatch",
+        &format!("prun-{}", id('0')),
+    );
+    let expected_failures = if unreadable {
+        expect('6', "prun", "rejected", "io", "ermission denied");
+        10
+    } else {
+        eprintln!(
+            "running as root: a mode-000 file is readable, so its `io` rejection is not checked"
+        );
+        assert!(failures
+            .iter()
+            .all(|f| !f["path"].as_str().unwrap().contains(&id('6'))));
+        9
+    };
+    assert_eq!(failures.len(), expected_failures, "{report:#}");
+    assert_eq!(
+        report["outcomes"]["rejected"].as_u64().unwrap()
+            + report["outcomes"]["blocked"].as_u64().unwrap(),
+        expected_failures as u64
+    );
+
+    // The good runs migrated, and DST holds nothing else.
+    let converted: u64 = ["converted", "converted_with_loss", "already_current"]
+        .iter()
+        .map(|c| report["outcomes"][c].as_u64().unwrap())
+        .sum();
+    let outputs: Vec<String> = std::fs::read_dir(&dst)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".json"))
+        .collect();
+    assert_eq!(outputs.len() as u64, converted, "{outputs:?}");
+    assert!(
+        outputs.contains(&format!("prun-{}.json", id('7'))),
+        "the conflict's winner migrated"
+    );
+    assert!(temp_files(&dst).is_empty());
+    for entry in std::fs::read_dir(&dst).unwrap() {
+        let name = entry.unwrap().file_name().to_string_lossy().into_owned();
+        assert!(name == ".planrun" || name.starts_with("prun-"), "{name}");
+    }
+
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o000)).unwrap();
+    assert_eq!(fingerprint(&store), src_before, "SRC changed");
+    assert_eq!(
+        fingerprint(&outside),
+        outside_before,
+        "a file outside DST changed"
+    );
+    assert_eq!(
+        std::fs::metadata("/etc/passwd")
+            .and_then(|m| m.modified())
+            .ok(),
+        passwd_before
+    );
+    assert!(!tmp.path().join("evil.json").exists() && !Path::new("/evil.json").exists());
+
+    // `convert` on a bad run says the same, with exit 1.
+    let single = run(args(&[
+        &"convert",
+        &store.join(format!("prun-{}.json", id('4'))),
+    ]));
+    assert_eq!(code(&single), 1, "{}", show(&single));
+    assert!(single.stdout.is_empty());
+    assert!(
+        String::from_utf8_lossy(&single.stderr).contains("unsafe_name"),
+        "{}",
+        show(&single)
+    );
+    let missing = run(args(&[&"convert", &store.join("prun-nothing.json")]));
+    assert_eq!(code(&missing), 2, "{}", show(&missing));
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o600)).unwrap();
+}
