@@ -35,10 +35,15 @@
 //!    `Use tool …` have no faithful V2 step and stay `legacy`.
 //! 3. Conditional and loop blocks are rebuilt the way the builder nests them: a clause step
 //!    continues the innermost open conditional block when its condition is the one an `else`
-//!    (`$step_K_output is false …`) or an `endif` of that block gets, and opens a new block
-//!    otherwise; a loop clause that repeats the innermost open loop's start (the builder copies
-//!    the start's condition and args into the end) closes it or opens a nested loop, whichever
-//!    gives every step the condition it has (a bounded search); any other loop clause opens a loop.
+//!    (`$step_K_output is false …`) or an `endif` of that block gets (an `endif` also reads
+//!    `Conditional clause: If result of <lambda> is true` without inputs, as `endif()` always
+//!    writes it), and opens a new block otherwise; a loop clause that repeats the innermost open
+//!    loop's start (the builder copies the start's condition and args into the end) closes it or
+//!    opens a nested loop, whichever gives every step the condition it has and leaves no block
+//!    open at the end (`build()` raises on an open block): a bounded search, closing first. Where
+//!    both fit, two builder plans write the same legacy plan (nested for-each loops read like
+//!    consecutive ones, and an `if_` with a lambda condition like an `endif`), and the one that
+//!    closes first is taken. Any other loop clause opens a loop.
 //! 4. The result is verified: `to_legacy` of every recognised step must give the input step back
 //!    exactly. A clause step that does not reproduce means the block structure is wrong, and then
 //!    every step becomes `legacy`; any other step that does not reproduce becomes `legacy` alone.
@@ -95,6 +100,10 @@ pub const LLM_TOOL_ID: &str = "llm_tool";
 
 /// What a for-each loop's clause says: the SDK renders its `None` condition as a callable's name.
 const NO_LOOP_CONDITION: &str = "If result of None is true";
+
+/// What an `endif` clause says: `PlanBuilderV2.endif()` always gives it `condition=lambda: True`
+/// and no args (as `else_()` does; only `if_` and `else_if_` take a condition and args).
+const ENDIF_CONDITION: &str = "If result of <lambda> is true";
 
 /// A legacy plan converted to V2, with what V2 cannot hold and what the conversion did.
 #[derive(Debug, Clone, PartialEq)]
@@ -771,14 +780,27 @@ struct Layout {
     loop_end: Vec<Option<usize>>,
 }
 
-/// How many steps the layout search may visit before it settles for the greedy layout.
+/// How many steps the layout search may visit before it settles for what it has found.
 const SEARCH_BUDGET: usize = 10_000;
+
+/// The state of the strict layout search.
+struct Strict {
+    /// Steps the search may still visit.
+    budget: usize,
+    /// The first layout that gave every step its condition but left a block open.
+    open_ended: Option<Layout>,
+}
 
 /// Finds the block structure. A loop clause that repeats the innermost open loop's start may
 /// close that loop or open a nested one (nested for-each loops all read `Loop clause: If result of
 /// None is true`); the search tries closing first and keeps the first layout under which every
-/// step's condition is the one the SDK derives. When there is none (the plan is not entirely
-/// builder-made), loops are paired greedily and verification sorts out the steps.
+/// step's condition is the one the SDK derives and every block is closed at the end, as
+/// `PlanBuilderV2.build()` requires (it raises on an open block). A layout that only fits by
+/// leaving blocks open is not what the builder made whenever a closed one exists: an endif read
+/// as a new `if` inside a wrongly nested loop writes the same legacy step (the `condition` of
+/// both is the enclosing blocks' only), so an open-ended layout is kept only when no closed one is
+/// found (a plan that is not entirely builder-made). When there is none either, loops are paired
+/// greedily and verification sorts out the steps.
 fn layout(steps: &[Step], kinds: &[Kind]) -> Layout {
     let n = steps.len();
     let empty = Layout {
@@ -789,26 +811,31 @@ fn layout(steps: &[Step], kinds: &[Kind]) -> Layout {
         loops: vec![None; n],
         loop_end: vec![None; n],
     };
-    let mut budget = SEARCH_BUDGET;
-    search(steps, kinds, empty.clone(), 0, Some(&mut budget))
+    let mut state = Strict {
+        budget: SEARCH_BUDGET,
+        open_ended: None,
+    };
+    search(steps, kinds, empty.clone(), 0, Some(&mut state))
+        .or(state.open_ended)
         .or_else(|| search(steps, kinds, empty, 0, None))
         .expect("the greedy layout always exists")
 }
 
-/// Lays out steps `from..` onto `layout`. With a budget (strict), a step whose condition differs
-/// from the derived one ends the branch; without one, every choice is greedy and none fails.
+/// Lays out steps `from..` onto `layout`. Strict (with a search state), a step whose condition
+/// differs from the derived one ends the branch, and so does a block left open at the end (the
+/// first such layout is kept in the state); otherwise every choice is greedy and none fails.
 fn search(
     steps: &[Step],
     kinds: &[Kind],
     mut layout: Layout,
     from: usize,
-    mut budget: Option<&mut usize>,
+    mut state: Option<&mut Strict>,
 ) -> Option<Layout> {
     for (i, (step, kind)) in steps.iter().zip(kinds).enumerate().skip(from) {
-        if let Some(left) = budget.as_deref_mut() {
-            *left = left.checked_sub(1)?;
+        if let Some(state) = state.as_deref_mut() {
+            state.budget = state.budget.checked_sub(1)?;
         }
-        let strict = budget.is_some();
+        let strict = state.is_some();
         let index = i as i64;
         let condition = step.condition.clone().flatten();
         let top_block = match layout.open.last() {
@@ -816,7 +843,7 @@ fn search(
             _ => None,
         };
         match kind {
-            Kind::Conditional(_) => {
+            Kind::Conditional(text) => {
                 let drafts = &layout.drafts;
                 let role = top_block.and_then(|b| {
                     let outer = chain_parts(drafts, drafts[b].parent, index);
@@ -832,7 +859,10 @@ fn search(
                     );
                     if condition == alternate {
                         Some((b, BlockClauseType::AlternateClause))
-                    } else if condition == render_condition(outer) {
+                    } else if condition == render_condition(outer)
+                        && text == ENDIF_CONDITION
+                        && step.inputs.is_empty()
+                    {
                         Some((b, BlockClauseType::EndConditionBlock))
                     } else {
                         None
@@ -887,7 +917,7 @@ fn search(
                     closed.loops[i] = Some((LoopStepType::End, start));
                     closed.loop_end[start] = Some(i);
                     closed.open.pop();
-                    let found = search(steps, kinds, closed, i + 1, budget.as_deref_mut());
+                    let found = search(steps, kinds, closed, i + 1, state.as_deref_mut());
                     if found.is_some() || !strict {
                         return found;
                     }
@@ -903,6 +933,12 @@ fn search(
                 }
                 layout.in_block[i] = top_block;
             }
+        }
+    }
+    if let Some(state) = state {
+        if !layout.open.is_empty() {
+            state.open_ended.get_or_insert(layout);
+            return None;
         }
     }
     Some(layout)

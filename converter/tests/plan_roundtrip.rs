@@ -622,6 +622,9 @@ enum Op {
     EndIf,
     Loop(Option<String>, Vec<Ref>),
     EndLoop,
+    /// Only in replays: the call that makes this non-clause step again (as `llm_step(…)` and the
+    /// like do: the step gets the builder's current conditional block and no loop block).
+    Step(StepV2),
 }
 
 fn reference() -> impl Strategy<Value = Ref> {
@@ -844,6 +847,7 @@ fn build_plan(ops: Vec<Op>, inputs: &[String]) -> PlanV2 {
                     None,
                 )
             }
+            Op::Step(step) => (step, cond_top(&open), None),
             Op::If(condition, rs) => {
                 blocks.push((vec![n as i64], cond_top(&open)));
                 let b = blocks.len() - 1;
@@ -1035,6 +1039,149 @@ fn build_plan(ops: Vec<Op>, inputs: &[String]) -> PlanV2 {
     }
 }
 
+/// Whether each loop clause step, in step order, ends a loop (else it starts one).
+fn loop_ends(plan: &PlanV2) -> Vec<bool> {
+    plan.steps
+        .iter()
+        .filter_map(|step| match step {
+            StepV2::Loop { loop_step_type, .. } => Some(*loop_step_type == LoopStepType::End),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The builder calls that make `plan` again: each clause step as its `if_`, `else_if_`, `endif`,
+/// `loop` or `end_loop` call (references back as the [`Ref`]s that make them), any other step as
+/// itself.
+fn replay(plan: &PlanV2, inputs: &[String]) -> Vec<Op> {
+    let to_ref = |arg: &ArgValue| match arg {
+        ArgValue::StepOutput {
+            step: StepRef::Index { index },
+            ..
+        } => Ref::Step(*index as usize, false),
+        ArgValue::Input { name, .. } => Ref::Input(
+            inputs
+                .iter()
+                .position(|input| input == name)
+                .expect("a recognised input reference names a plan input"),
+        ),
+        ArgValue::Literal { value } => Ref::Literal(value.as_str().unwrap_or_default().into()),
+        other => panic!("recognition makes no {other:?}"),
+    };
+    let refs = |args: &IndexMap<String, ArgValue>| args.values().map(to_ref).collect::<Vec<_>>();
+    plan.steps
+        .iter()
+        .map(|step| match step {
+            StepV2::Conditional {
+                condition,
+                args,
+                block_clause_type,
+                ..
+            } => match block_clause_type {
+                BlockClauseType::NewConditionalBlock => Op::If(condition.clone(), refs(args)),
+                BlockClauseType::AlternateClause => Op::ElseIf(condition.clone(), refs(args)),
+                BlockClauseType::EndConditionBlock => Op::EndIf,
+            },
+            StepV2::Loop {
+                condition,
+                args,
+                loop_step_type: LoopStepType::Start,
+                ..
+            } => Op::Loop(condition.clone(), refs(args)),
+            StepV2::Loop { .. } => Op::EndLoop,
+            other => Op::Step(other.clone()),
+        })
+        .collect()
+}
+
+/// The minimal input the property once failed on: an `if` around loops, closed only at the end.
+/// Reading the fourth loop clause as a nested loop (never closed), the final endif as a new `if`
+/// (never closed) gave every step its condition too, but the builder raises on an open block.
+#[test]
+fn a_builder_plan_closes_every_block() {
+    let ops = vec![
+        Op::If(String::new(), vec![]),
+        Op::Loop(None, vec![]),
+        Op::Loop(None, vec![]),
+        Op::Loop(Some(String::new()), vec![]),
+        Op::EndLoop,
+        Op::Llm(String::new(), vec![]),
+    ];
+    let built = build_plan(ops, &[]);
+    let legacy = plan_to_legacy(&built, &IndexMap::new());
+    let conversion = check(&legacy, "an if around nested loops");
+    for (found, built) in conversion.plan.steps.iter().zip(&built.steps) {
+        assert_eq!(found.conditional_block(), built.conditional_block());
+        assert_eq!(found.loop_block(), built.loop_block());
+    }
+    assert_eq!(
+        built.steps[0]
+            .conditional_block()
+            .unwrap()
+            .clause_step_indexes,
+        [0, 8]
+    );
+}
+
+/// `endif()` writes `Conditional clause: If result of <lambda> is true` without inputs: a clause
+/// with another text is never an endif, even where its condition is an endif's.
+#[test]
+fn an_endif_is_the_builders_lambda() {
+    let ops = vec![
+        Op::If(String::new(), vec![]),
+        Op::Loop(None, vec![]),
+        Op::Loop(None, vec![]),
+        Op::If(String::new(), vec![]),
+    ];
+    let built = build_plan(ops, &[]);
+    let legacy = plan_to_legacy(&built, &IndexMap::new());
+    let conversion = check(&legacy, "an if inside nested loops inside an if");
+    for (found, built) in conversion.plan.steps.iter().zip(&built.steps) {
+        assert_eq!(found.conditional_block(), built.conditional_block());
+        assert_eq!(found.loop_block(), built.loop_block());
+    }
+}
+
+/// Two builder plans that write the same legacy plan: an `if` whose condition is a lambda reads
+/// like an endif, and nested for-each loops like consecutive ones. No recognition can give both
+/// back; it gives the reading that closes loops first.
+#[test]
+fn the_legacy_form_cannot_tell_some_loop_nestings_apart() {
+    let lambda = || "If result of <lambda> is true".to_owned();
+    let consecutive = vec![
+        Op::If("x".into(), vec![]),
+        Op::Loop(None, vec![]),
+        Op::EndLoop,
+        Op::EndIf,
+        Op::If(lambda(), vec![]),
+        Op::Loop(None, vec![]),
+        Op::EndLoop,
+        Op::EndIf,
+    ];
+    let nested = vec![
+        Op::If("x".into(), vec![]),
+        Op::Loop(None, vec![]),
+        Op::Loop(None, vec![]),
+        Op::If(lambda(), vec![]),
+        Op::EndIf,
+        Op::EndLoop,
+        Op::EndLoop,
+        Op::EndIf,
+    ];
+    let (consecutive, nested) = (build_plan(consecutive, &[]), build_plan(nested, &[]));
+    let legacy = plan_to_legacy(&consecutive, &IndexMap::new());
+    assert_eq!(plan_to_legacy(&nested, &IndexMap::new()), legacy);
+    assert_ne!(
+        consecutive.steps[0].conditional_block(),
+        nested.steps[0].conditional_block()
+    );
+    let conversion = check(&legacy, "consecutive or nested loops");
+    for (found, built) in conversion.plan.steps.iter().zip(&consecutive.steps) {
+        assert_eq!(found.conditional_block(), built.conditional_block());
+        assert_eq!(found.loop_block(), built.loop_block());
+    }
+}
+
 /// The type recognition gives a builder step, where the legacy form is ambiguous.
 fn recognised_type(step: &StepV2) -> &'static str {
     match step {
@@ -1045,8 +1192,16 @@ fn recognised_type(step: &StepV2) -> &'static str {
     }
 }
 
+/// 512 cases, or `PROPTEST_CASES` when set (`with_cases` alone would override the variable).
+fn cases() -> u32 {
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(512)
+}
+
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(512))]
+    #![proptest_config(ProptestConfig::with_cases(cases()))]
 
     #[test]
     fn law_2_holds_for_generated_legacy_plans(plan in legacy_plan()) {
@@ -1066,9 +1221,42 @@ proptest! {
         prop_assert_eq!(found, expected, "{:#?}", legacy);
         prop_assert!(conversion.residue.is_empty());
         // The recognised plan writes the same legacy plan as the one it came from.
-        prop_assert_eq!(plan_to_legacy(&conversion.plan, &IndexMap::new()), legacy);
-        for (found, built) in conversion.plan.steps.iter().zip(&built.steps) {
-            prop_assert_eq!(found.conditional_block(), built.conditional_block());
+        prop_assert_eq!(plan_to_legacy(&conversion.plan, &IndexMap::new()), legacy.clone());
+        // It is a plan the builder makes: replaying its steps as builder calls makes it again
+        // (every block closed, every endif the builder's), blocks and legacy plan alike.
+        let replayed = build_plan(replay(&conversion.plan, &inputs), &inputs);
+        prop_assert_eq!(plan_to_legacy(&replayed, &IndexMap::new()), legacy.clone());
+        for (found, again) in conversion.plan.steps.iter().zip(&replayed.steps) {
+            prop_assert_eq!(found.conditional_block(), again.conditional_block());
+            prop_assert_eq!(found.loop_block(), again.loop_block());
+        }
+        // And it is the builder's plan, blocks and all, wherever the legacy plan has one builder
+        // reading. Some have two: the only choice the legacy form leaves open is whether a loop
+        // clause repeating the innermost open loop's start (`end_loop` copies it) closes that
+        // loop or opens a nested one; given those choices every conditional clause's role and
+        // every block follow. Mostly the readings differ in loop pairing alone, but an `if_`
+        // with a lambda condition and no args reads like an `endif`, so the conditional blocks
+        // can differ too (`the_legacy_form_cannot_tell_some_loop_nestings_apart`: two builder
+        // plans, one legacy plan), and no recognition can give back both. This property once
+        // asked for the builder's conditional blocks unconditionally, which no recognition can
+        // satisfy. Recognition takes the reading that closes loops first, so where the builder
+        // made another one, at the first loop clause where the two differ recognition closes and
+        // the builder nested; with the same loop pairing, the blocks must be the builder's.
+        let (found_ends, built_ends) = (loop_ends(&conversion.plan), loop_ends(&built));
+        match found_ends.iter().zip(&built_ends).position(|(f, b)| f != b) {
+            None => {
+                for (found, built) in conversion.plan.steps.iter().zip(&built.steps) {
+                    prop_assert_eq!(found.conditional_block(), built.conditional_block());
+                    prop_assert_eq!(found.loop_block(), built.loop_block());
+                }
+            }
+            Some(k) => prop_assert!(
+                found_ends[k] && !built_ends[k],
+                "loop clause {} is read as a {} where closing is preferred: {:#?}",
+                k,
+                if found_ends[k] { "end" } else { "start" },
+                legacy
+            ),
         }
     }
 }
