@@ -2,6 +2,11 @@
 
 mod cli;
 
+/// Conversion allocates many small strings and maps; mimalloc cuts the allocator's share of the
+/// batch profile (malloc/free were a fifth of it).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> std::process::ExitCode {
     cli::run()
 }
