@@ -132,7 +132,8 @@ pub fn upgrade(src: &Sources) -> Result<Converted, ConvertError> {
         ))
     })?;
     let at = to_r6(legacy_run)?;
-    let mut report = at.report;
+    let mut report = normalization_entries(&src.run.normalizations);
+    report.extend(at.report);
     let mut residue = at.residue;
     let run = at.run;
     if src.run.step_key == StepKey::Id {
@@ -545,4 +546,46 @@ pub fn legacy_state(state: planrun_v2::PlanRunState) -> planrun_legacy::RunState
         V::Complete => L::COMPLETE,
         V::Failed => L::FAILED,
     }
+}
+
+/// What reading the run file already changed (a loose spelling written canonically, a default
+/// filled in, an ignored key dropped), as report entries against the source.
+fn normalization_entries(normalizations: &[planrun_legacy::Normalization]) -> LossReport {
+    use planrun_legacy::Normalization as N;
+    let mut report = LossReport::default();
+    let note = "as the SDK's own loader reads it";
+    for n in normalizations {
+        match n {
+            N::Coerced { pointer, from, .. } => {
+                let at = format!("/run{pointer}");
+                report.push(
+                    EntryKind::Coerced,
+                    Some(at.clone()),
+                    Some(at),
+                    format!("read leniently and written canonically, {note}"),
+                    Some(from.clone()),
+                );
+            }
+            N::Defaulted { pointer, value } => {
+                report.push(
+                    EntryKind::Defaulted,
+                    None,
+                    Some(format!("/run{pointer}")),
+                    format!("absent in the file; the SDK's default, {note}"),
+                    Some(value.clone()),
+                );
+            }
+            N::Dropped { pointer, value } => {
+                report.push(
+                    EntryKind::Dropped,
+                    Some(format!("/run{pointer}")),
+                    None,
+                    format!("a key the SDK's model ignores, {note}"),
+                    Some(value.clone()),
+                );
+            }
+            N::Reformatted => {}
+        }
+    }
+    report
 }

@@ -111,3 +111,34 @@ fn config_secrets_are_redacted_and_reported() {
         "{report}"
     );
 }
+
+#[test]
+fn what_reading_the_file_changed_is_in_the_loss_report() {
+    let loose = br#"{"id": "prun-7F1C3B6E-8A9D-4EAF-8B1C-3D4E5F6A7B82", "plan_id": "plan-4e0d7052-6f81-4c23-9e4f-5a6b7c8d9ea4", "current_step_index": "1", "end_user_id": "local"}"#;
+    let run = parse(loose).unwrap();
+    let LegacyDocument::Plan(plan) =
+        store("plan-4e0d7052-6f81-4c23-9e4f-5a6b7c8d9ea4.json").document
+    else {
+        panic!("not a plan");
+    };
+    let (config, _) = resolve_config(None).unwrap();
+    let sources = Sources {
+        run: &run,
+        plan: Some(&plan),
+        end_user: None,
+        config: &config,
+        agent_memory: None,
+    };
+    let converted = upgrade(&sources).unwrap();
+    let text = converted.report.to_string();
+    assert!(
+        text.contains("coerced   /run/id -> /run/id (read leniently"),
+        "{text}"
+    );
+    assert!(text.contains("coerced   /run/current_step_index"), "{text}");
+    assert!(text.contains("defaulted -> /run/state"), "{text}");
+    assert_eq!(
+        converted.run.id,
+        "prun-7f1c3b6e-8a9d-4eaf-8b1c-3d4e5f6a7b82"
+    );
+}
