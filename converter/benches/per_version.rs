@@ -44,8 +44,9 @@ fn inputs() -> &'static Inputs {
                 LegacyDocument::Plan(plan) => {
                     plans.insert(plan.id.unwrap().to_string(), plan);
                 }
-                LegacyDocument::Run(run) => {
-                    runs.entry(run.version()).or_insert(bytes);
+                // Keyed by the version that wrote the file: an R1 run reads as R1–R2.
+                LegacyDocument::Run(_) => {
+                    runs.entry(file.version).or_insert(bytes);
                 }
                 _ => {}
             }
