@@ -9,7 +9,7 @@ use crate::context::{EndUser, StepOutputValue, ToolCallRecord};
 use crate::detect::{detect_tree, Detection, DocKind};
 use crate::error::{ErrorKind, ParseError};
 use crate::id::{Prefix, PrefixedId, RunId};
-use crate::json::{from_tree, located, parse_value, to_sdk_json};
+use crate::json::{from_tree, located, parse_value, to_sdk_json, Difference};
 use crate::output::Output;
 use crate::plan::Plan;
 use crate::run::{LegacyRun, RunR1, RunR2, RunR3, RunR4, RunR5, RunR6, RunW1};
@@ -152,7 +152,7 @@ pub fn parse(src: &[u8]) -> Result<Parsed, ParseError> {
     let emitted = parsed.to_sdk_json();
     if emitted.as_bytes() != src {
         let out: Value = serde_json::from_str(&emitted).expect("re-emitted JSON parses");
-        diff(&input, &out, &mut String::new(), &mut parsed.normalizations);
+        parsed.normalizations = normalizations(&input, &out);
         if parsed.normalizations.is_empty() {
             parsed.normalizations.push(Normalization::Reformatted);
         }
@@ -268,44 +268,19 @@ fn rename_key(tree: Value, from: &str, to: &str) -> Value {
     }
 }
 
-fn diff(input: &Value, output: &Value, pointer: &mut String, out: &mut Vec<Normalization>) {
-    match (input, output) {
-        (Value::Object(a), Value::Object(b)) => {
-            for (key, value) in a {
-                let len = pointer.len();
-                pointer.push('/');
-                pointer.push_str(&crate::json::escape_pointer_token(key));
-                match b.get(key) {
-                    Some(other) => diff(value, other, pointer, out),
-                    None => out.push(Normalization::Dropped {
-                        pointer: pointer.clone(),
-                        value: value.clone(),
-                    }),
-                }
-                pointer.truncate(len);
+/// Re-emission's differences from the input, as normalisations: what the SDK's writer drops,
+/// fills in or rewrites.
+fn normalizations(input: &Value, output: &Value) -> Vec<Normalization> {
+    crate::json::diff(input, output)
+        .into_iter()
+        .map(|d| match d {
+            Difference::Removed { pointer, value } => Normalization::Dropped { pointer, value },
+            Difference::Added { pointer, value } => Normalization::Defaulted { pointer, value },
+            Difference::Changed { pointer, from, to } => {
+                Normalization::Coerced { pointer, from, to }
             }
-            for (key, value) in b.iter().filter(|(k, _)| !a.contains_key(*k)) {
-                out.push(Normalization::Defaulted {
-                    pointer: format!("{pointer}/{}", crate::json::escape_pointer_token(key)),
-                    value: value.clone(),
-                });
-            }
-        }
-        (Value::Array(a), Value::Array(b)) if a.len() == b.len() => {
-            for (i, (x, y)) in a.iter().zip(b).enumerate() {
-                let len = pointer.len();
-                pointer.push_str(&format!("/{i}"));
-                diff(x, y, pointer, out);
-                pointer.truncate(len);
-            }
-        }
-        (a, b) if a == b => {}
-        (a, b) => out.push(Normalization::Coerced {
-            pointer: pointer.clone(),
-            from: a.clone(),
-            to: b.clone(),
-        }),
-    }
+        })
+        .collect()
 }
 
 impl From<PrefixedId> for RunId {
