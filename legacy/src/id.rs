@@ -140,21 +140,21 @@ fn parse_python_uuid(text: &str) -> Option<u128> {
         Some(inner) => inner.strip_suffix('}')?,
         None => text,
     };
-    let hex: String = match text.len() {
-        32 => text.to_owned(),
-        36 => {
-            let bytes = text.as_bytes();
-            if [8, 13, 18, 23].iter().any(|&i| bytes[i] != b'-') {
-                return None;
-            }
-            text.chars().filter(|&c| c != '-').collect()
-        }
+    let bytes = text.as_bytes();
+    let dashed = match bytes.len() {
+        32 => false,
+        36 if [8, 13, 18, 23].iter().all(|&i| bytes[i] == b'-') => true,
         _ => return None,
     };
-    if hex.len() != 32 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
-        return None;
+    let mut value: u128 = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        if dashed && matches!(i, 8 | 13 | 18 | 23) {
+            continue;
+        }
+        let digit = (b as char).to_digit(16)?;
+        value = (value << 4) | u128::from(digit);
     }
-    u128::from_str_radix(&hex, 16).ok()
+    Some(value)
 }
 
 /// Schema pattern of an id string with one of `prefixes`.
@@ -199,17 +199,20 @@ fn id_schema(prefixes: &[Prefix], description: &str) -> Schema {
 
 impl fmt::Display for PrefixedId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let h = format!("{:032x}", self.uuid);
-        write!(
-            f,
-            "{}-{}-{}-{}-{}-{}",
-            self.prefix.as_str(),
-            &h[0..8],
-            &h[8..12],
-            &h[12..16],
-            &h[16..20],
-            &h[20..32]
-        )
+        const HEX: &[u8; 16] = b"0123456789abcdef";
+        // 32 hex digits in 8-4-4-4-12 groups, written without allocating: ids are everywhere.
+        let mut text = [0u8; 36];
+        let mut at = 0;
+        for nibble in (0..32).rev() {
+            if matches!(at, 8 | 13 | 18 | 23) {
+                text[at] = b'-';
+                at += 1;
+            }
+            text[at] = HEX[((self.uuid >> (nibble * 4)) & 0xf) as usize];
+            at += 1;
+        }
+        let uuid = std::str::from_utf8(&text).expect("hex digits are ASCII");
+        write!(f, "{}-{uuid}", self.prefix.as_str())
     }
 }
 

@@ -16,9 +16,31 @@ const NUMBER_TOKEN: &str = "$serde_json::private::Number";
 
 /// Parses bytes into a JSON tree, rejecting duplicate keys, and reports errors with position.
 pub fn parse_value(src: &[u8]) -> Result<Value, ParseError> {
-    let mut de = serde_json::Deserializer::from_slice(src);
-    let StrictValue(value) = serde_path_to_error::deserialize::<_, StrictValue>(&mut de)
-        .map_err(|err| syntax_error(src, err.inner(), path_to_pointer(err.path())))?;
+    // Valid UTF-8 (every file the SDK wrote) is checked once, in bulk, rather than string by
+    // string; anything else is read as bytes so that serde_json locates the bad sequence.
+    match std::str::from_utf8(src) {
+        Ok(text) => strict_value(src, serde_json::Deserializer::from_str(text)),
+        Err(_) => strict_value(src, serde_json::Deserializer::from_slice(src)),
+    }
+}
+
+fn strict_value<'de, R: serde_json::de::Read<'de>>(
+    src: &[u8],
+    mut de: serde_json::Deserializer<R>,
+) -> Result<Value, ParseError> {
+    let value = match StrictValue::deserialize(&mut de) {
+        Ok(StrictValue(value)) => value,
+        Err(first) => {
+            // Only a failed read pays for tracking the path: read again to locate the error.
+            let mut de = serde_json::Deserializer::from_slice(src);
+            return Err(
+                match serde_path_to_error::deserialize::<_, StrictValue>(&mut de) {
+                    Err(err) => syntax_error(src, err.inner(), path_to_pointer(err.path())),
+                    Ok(_) => syntax_error(src, &first, String::new()),
+                },
+            );
+        }
+    };
     de.end()
         .map_err(|err| syntax_error(src, &err, String::new()))?;
     Ok(value)
@@ -26,6 +48,10 @@ pub fn parse_value(src: &[u8]) -> Result<Value, ParseError> {
 
 /// Reads a typed document out of an already parsed tree; errors point into `src`.
 pub fn from_tree<T: DeserializeOwned>(src: &[u8], tree: &Value) -> Result<T, ParseError> {
+    if let Ok(value) = T::deserialize(tree) {
+        return Ok(value);
+    }
+    // Only a failed read pays for tracking the path: read again to locate the error.
     serde_path_to_error::deserialize::<_, T>(tree).map_err(|err| {
         let pointer = path_to_pointer(err.path());
         let message = strip_position(&err.inner().to_string());
