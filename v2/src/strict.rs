@@ -12,7 +12,7 @@
 //! `serde_json::from_str` does), never through `Type::deserialize`.
 
 use serde::de::value::{Error as PlainError, StrDeserializer};
-use serde::de::{Deserializer, Error as _, IntoDeserializer, Visitor};
+use serde::de::{Deserializer, Error as _, IgnoredAny, IntoDeserializer, MapAccess, Visitor};
 use serde::{forward_to_deserialize_any, Deserialize};
 use serde_json::de::StrRead;
 use serde_json::Value;
@@ -36,9 +36,11 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for MapOnly<D> {
 
 /// Reads an internally tagged enum: only from an object whose tag, if present, is a string.
 ///
-/// The object is buffered as a `Value` for the check, then handed to the derived code as JSON
-/// text: serde's tagged-enum buffer cannot hold the 128-bit integers a `Value` would visit it
-/// with, while from text every number keeps its exact digits (`arbitrary_precision`).
+/// From a serde_json reader the object is captured as raw JSON text (no tree is built); from
+/// anything else (serde's own buffer, when this enum sits inside another tagged enum) it is
+/// buffered as a `Value` and written out. Either way its tag is checked and the text handed to
+/// the derived code: serde's tagged-enum buffer cannot hold the 128-bit integers a `Value` would
+/// visit it with, while from text every number keeps its exact digits (`arbitrary_precision`).
 pub(crate) fn tagged<'de, D, T>(
     deserializer: D,
     tag: &str,
@@ -47,18 +49,78 @@ pub(crate) fn tagged<'de, D, T>(
 where
     D: Deserializer<'de>,
 {
-    let value = Value::deserialize(MapOnly(deserializer))?;
-    match value.get(tag) {
-        Some(Value::String(_)) | None => {}
-        Some(other) => {
-            return Err(D::Error::custom(format!(
-                "`{tag}` must be a string, found {other}"
-            )))
-        }
-    }
-    let text = value.to_string();
+    let text = deserializer.deserialize_newtype_struct(RAW_VALUE_TOKEN, ObjectText)?;
+    let mut reader = serde_json::Deserializer::from_str(&text);
+    MapOnly(&mut reader)
+        .deserialize_map(TagCheck(tag))
+        .map_err(|error| D::Error::custom(without_position(&error)))?;
     derived(&mut serde_json::Deserializer::from_str(&text))
         .map_err(|error| D::Error::custom(without_position(&error)))
+}
+
+/// The newtype name by which serde_json's readers (text and `Value`) hand out a value's raw text,
+/// as `serde_json::value::RawValue` asks for it; other deserializers treat it as a plain newtype.
+const RAW_VALUE_TOKEN: &str = "$serde_json::private::RawValue";
+
+/// The JSON text of the next value: its raw text where the deserializer offers it, else the
+/// object, buffered and written out.
+struct ObjectText;
+
+impl<'de> Visitor<'de> for ObjectText {
+    type Value = String;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a map")
+    }
+
+    fn visit_newtype_struct<D: Deserializer<'de>>(self, inner: D) -> Result<String, D::Error> {
+        Ok(Value::deserialize(MapOnly(inner))?.to_string())
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<String, A::Error> {
+        let Some(first) = map.next_key::<String>()? else {
+            return Ok("{}".to_owned());
+        };
+        if first == RAW_VALUE_TOKEN {
+            return map.next_value::<String>();
+        }
+        let mut object = serde_json::Map::new();
+        object.insert(first, map.next_value()?);
+        while let Some((key, value)) = map.next_entry::<String, Value>()? {
+            object.insert(key, value);
+        }
+        Ok(Value::Object(object).to_string())
+    }
+}
+
+/// Walks an object without building it, checking that its `tag` key (if any) holds a string.
+struct TagCheck<'a>(&'a str);
+
+impl<'de> Visitor<'de> for TagCheck<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a map")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            if key == self.0 {
+                match map.next_value::<Value>()? {
+                    Value::String(_) => {}
+                    other => {
+                        return Err(A::Error::custom(format!(
+                            "`{}` must be a string, found {other}",
+                            self.0
+                        )))
+                    }
+                }
+            } else {
+                map.next_value::<IgnoredAny>()?;
+            }
+        }
+        Ok(())
+    }
 }
 
 /// The message of an error from re-reading a buffered object, without its position in that
