@@ -32,8 +32,35 @@ pub struct ChainError(#[from] serde_json::Error);
 
 /// Brings a run of any version to R6.
 pub fn to_r6(run: &LegacyRun) -> Result<AtR6, ChainError> {
+    to_r6_with_tree(run, None)
+}
+
+/// [`to_r6`], given the run's JSON tree when the caller has it (see
+/// [`planrun_legacy::parse_keeping_tree`]), so that it is not built again.
+pub fn to_r6_with_tree(run: &LegacyRun, tree: Option<Value>) -> Result<AtR6, ChainError> {
     let source_version = run.version();
-    let mut tree = serde_json::to_value(run)?;
+    if let LegacyRun::R6(run) = run {
+        if rows_from(Version::R6).next().is_none() {
+            // Nothing to apply: skip the round trip through a JSON tree.
+            return Ok(AtR6 {
+                run: run.clone(),
+                residue: IndexMap::new(),
+                report: LossReport::default(),
+                source_version,
+            });
+        }
+    }
+    let mut tree = match tree {
+        Some(tree) => {
+            debug_assert_eq!(
+                tree,
+                serde_json::to_value(run)?,
+                "the tree is not the run's"
+            );
+            tree
+        }
+        None => serde_json::to_value(run)?,
+    };
     let mut residue = IndexMap::new();
     let mut report = LossReport::default();
     for version in Version::ALL.into_iter().filter(|v| *v >= source_version) {

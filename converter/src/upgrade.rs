@@ -8,7 +8,7 @@ use planrun_legacy::json::escape_pointer_token;
 use planrun_legacy::{Category, Clarification, Output, Parsed, StepKey};
 use planrun_v2::{LegacyResidue, PlanRunV2};
 
-use crate::chain::{to_r6, ChainError};
+use crate::chain::{to_r6, AtR6, ChainError};
 use crate::ids::stable_id;
 use crate::plan::plan_from_legacy;
 use crate::renames::row;
@@ -131,7 +131,12 @@ pub fn upgrade(src: &Sources) -> Result<Converted, ConvertError> {
             src.run.detection.kind.as_str()
         ))
     })?;
-    let at = to_r6(legacy_run)?;
+    upgrade_at(src, to_r6(legacy_run)?)
+}
+
+/// [`upgrade`] for a caller that has already brought the run to R6 (with [`to_r6`] on
+/// `src.run`), e.g. to learn its end user before reading the end-user file.
+pub fn upgrade_at(src: &Sources, at: AtR6) -> Result<Converted, ConvertError> {
     let mut report = normalization_entries(&src.run.normalizations);
     report.extend(at.report);
     let mut residue = at.residue;
