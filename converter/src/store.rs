@@ -26,12 +26,14 @@
 //! (serde and the JSON Schema) and its bytes are kept exactly as they are.
 
 use std::cell::RefCell;
+use std::collections::HashMap;
 use std::fmt;
-use std::fs::{File, OpenOptions};
+use std::fs::OpenOptions;
 use std::io::{self, Read};
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use planrun_legacy::json::{from_tree, located, parse_value};
 use planrun_legacy::{DocKind, ErrorKind, LegacyDocument, ParseError, Parsed};
@@ -39,9 +41,9 @@ use planrun_v2::PlanRunV2;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::chain::to_r6;
+use crate::chain::to_r6_with_tree;
 use crate::report::LossReport;
-use crate::upgrade::{resolve_config, upgrade, ConvertError, Sources};
+use crate::upgrade::{resolve_config, upgrade_at, ConvertError, Sources};
 
 /// The file-name prefixes of runs: W1 `wkfl-`, R0 `pr-`, R1 and later `prun-`.
 pub const RUN_PREFIXES: [&str; 3] = ["wkfl-", "pr-", "prun-"];
@@ -356,6 +358,16 @@ impl RunResult {
 /// Converts the run file `run_path`, looking its plan, end user and agent memory up in
 /// `store_dir`. Never fails as a function: an unreadable or invalid run is a `rejected` result.
 pub fn convert_run(run_path: &Path, store_dir: &Path, config: &ResolvedConfig) -> RunResult {
+    convert_run_cached(run_path, store_dir, config, &EndUsers::default())
+}
+
+/// [`convert_run`] for a batch: end-user files already read are taken from `end_users`.
+pub fn convert_run_cached(
+    run_path: &Path,
+    store_dir: &Path,
+    config: &ResolvedConfig,
+    end_users: &EndUsers,
+) -> RunResult {
     let bytes = match read_nofollow(run_path) {
         Ok(bytes) => bytes,
         Err(err) => {
@@ -368,7 +380,37 @@ pub fn convert_run(run_path: &Path, store_dir: &Path, config: &ResolvedConfig) -
         }
     };
     let name = run_path.file_name().and_then(|n| n.to_str());
-    convert_document(&bytes, run_path, name, Some(store_dir), config)
+    convert_in(&bytes, run_path, name, Some((store_dir, end_users)), config)
+}
+
+/// End-user documents already read, by path: a store has far fewer end users than runs, and
+/// reading one per run cost three system calls and a parse. Holds at most
+/// [`EndUsers::CAPACITY`] documents (then starts over), so memory stays bounded.
+#[derive(Debug, Default)]
+pub struct EndUsers {
+    read: Mutex<HashMap<PathBuf, Arc<Reference>>>,
+}
+
+/// A referenced document as read: `Ok(None)` when its file does not exist.
+type Reference = Result<Option<Parsed>, Failure>;
+
+impl EndUsers {
+    /// The most end-user documents held.
+    pub const CAPACITY: usize = 4096;
+
+    fn get(&self, path: &Path) -> Arc<Reference> {
+        let lock = || self.read.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(hit) = lock().get(path) {
+            return Arc::clone(hit);
+        }
+        let read = Arc::new(read_reference(path, DocKind::EndUser, "end-user"));
+        let mut cache = lock();
+        if cache.len() >= Self::CAPACITY {
+            cache.clear();
+        }
+        cache.insert(path.to_owned(), Arc::clone(&read));
+        read
+    }
 }
 
 /// Converts one run document held in memory. `origin` names it in failures; `file_name`, when
@@ -381,6 +423,24 @@ pub fn convert_document(
     store_dir: Option<&Path>,
     config: &ResolvedConfig,
 ) -> RunResult {
+    let end_users = EndUsers::default();
+    convert_in(
+        bytes,
+        origin,
+        file_name,
+        store_dir.map(|dir| (dir, &end_users)),
+        config,
+    )
+}
+
+fn convert_in(
+    bytes: &[u8],
+    origin: &Path,
+    file_name: Option<&str>,
+    store: Option<(&Path, &EndUsers)>,
+    config: &ResolvedConfig,
+) -> RunResult {
+    let store_dir = store.map(|(dir, _)| dir);
     let mut result = RunResult {
         path: origin.to_owned(),
         bytes_in: bytes.len() as u64,
@@ -388,10 +448,10 @@ pub fn convert_document(
         outcome: Err(Failure::rejected(origin, "internal", "not converted")),
     };
     let name = file_name.filter(|n| is_run_file_name(n));
-    match planrun_legacy::parse(bytes) {
-        Ok(parsed) => {
+    match planrun_legacy::parse_keeping_tree(bytes) {
+        Ok((parsed, tree)) => {
             result.source_version = Some(parsed.detection.versions.to_string());
-            result.outcome = convert_legacy(&parsed, origin, name, store_dir, config);
+            result.outcome = convert_legacy(&parsed, tree, origin, name, store, config);
         }
         Err(legacy_error) => match current(bytes, origin, name, store_dir) {
             Some(outcome) => {
@@ -406,11 +466,13 @@ pub fn convert_document(
 
 fn convert_legacy(
     parsed: &Parsed,
+    tree: Option<Value>,
     origin: &Path,
     name: Option<&str>,
-    store_dir: Option<&Path>,
+    store: Option<(&Path, &EndUsers)>,
     config: &ResolvedConfig,
 ) -> Result<RunOutput, Failure> {
+    let store_dir = store.map(|(dir, _)| dir);
     let Some(run) = parsed.as_run() else {
         return Err(Failure::rejected(
             origin,
@@ -450,10 +512,11 @@ fn convert_legacy(
         _ => unreachable!("read_reference checked the kind"),
     });
 
-    let r6 = to_r6(run).map_err(|e| Failure::rejected(origin, "internal", e.to_string()))?;
-    let end_user_id = r6.run.end_user_id;
-    let user_doc = match store_dir {
-        Some(dir) => {
+    let r6 = to_r6_with_tree(run, tree)
+        .map_err(|e| Failure::rejected(origin, "internal", e.to_string()))?;
+    let end_user_id = r6.run.end_user_id.clone();
+    let user_doc = match store {
+        Some((dir, end_users)) => {
             safe_component(&end_user_id).map_err(|why| {
                 Failure::rejected(
                     origin,
@@ -463,18 +526,18 @@ fn convert_legacy(
                     ),
                 )
             })?;
-            read_reference(
-                &dir.join(format!("{end_user_id}.json")),
-                DocKind::EndUser,
-                "end-user",
-            )?
+            Some(end_users.get(&dir.join(format!("{end_user_id}.json"))))
         }
         None => None,
     };
-    let end_user = user_doc.as_ref().map(|p| match &p.document {
-        LegacyDocument::EndUser(user) => user,
-        _ => unreachable!("read_reference checked the kind"),
-    });
+    let end_user = match user_doc.as_deref() {
+        Some(Err(failure)) => return Err(failure.clone()),
+        Some(Ok(Some(parsed))) => match &parsed.document {
+            LegacyDocument::EndUser(user) => Some(user),
+            _ => unreachable!("read_reference checked the kind"),
+        },
+        Some(Ok(None)) | None => None,
+    };
 
     let problem: RefCell<Option<Failure>> = RefCell::new(None);
     let found: RefCell<Vec<MemoryFile>> = RefCell::new(Vec::new());
@@ -499,7 +562,7 @@ fn convert_legacy(
         config: &config.config,
         agent_memory: store_dir.map(|_| &exists as &dyn Fn(&str, &str) -> bool),
     };
-    let converted = upgrade(&sources);
+    let converted = upgrade_at(&sources, r6);
     if let Some(failure) = problem.into_inner() {
         return Err(failure);
     }
@@ -648,7 +711,7 @@ fn check_output_name(id: &str, name: Option<&str>, origin: &Path) -> Result<(), 
 }
 
 /// Reads a referenced document (plan, end user): `Ok(None)` when the file does not exist.
-fn read_reference(path: &Path, kind: DocKind, what: &str) -> Result<Option<Parsed>, Failure> {
+fn read_reference(path: &Path, kind: DocKind, what: &str) -> Reference {
     let bytes = match read_nofollow(path) {
         Ok(bytes) => bytes,
         Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(None),
@@ -732,21 +795,31 @@ fn memory_file(
 /// Reads a regular file without following a symlink at its last component (`ELOOP` if it is
 /// one) and without blocking on a FIFO.
 pub fn read_nofollow(path: &Path) -> io::Result<Vec<u8>> {
-    let mut file = open_nofollow(path)?;
-    let mut bytes = Vec::new();
-    file.read_to_end(&mut bytes)?;
-    Ok(bytes)
-}
-
-fn open_nofollow(path: &Path) -> io::Result<File> {
     let file = OpenOptions::new()
         .read(true)
         .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
         .open(path)?;
-    if !file.metadata()?.is_file() {
+    let metadata = file.metadata()?;
+    if !metadata.is_file() {
         return Err(io::Error::other("not a regular file"));
     }
-    Ok(file)
+    // Sized by the one fstat above: std's read_to_end would stat and seek again. The extra byte
+    // lets the second read see the end; a file that grew meanwhile is still read whole.
+    let mut bytes = vec![0; usize::try_from(metadata.len()).unwrap_or(0) + 1];
+    let mut filled = 0;
+    loop {
+        match (&file).read(&mut bytes[filled..]) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(err) if err.kind() == io::ErrorKind::Interrupted => continue,
+            Err(err) => return Err(err),
+        }
+        if filled == bytes.len() {
+            bytes.resize(filled * 2, 0);
+        }
+    }
+    bytes.truncate(filled);
+    Ok(bytes)
 }
 
 /// The entries of a store directory, sorted by name (byte order), split into what a migration
@@ -844,6 +917,29 @@ mod tests {
             .map(String::from)
             .to_vec();
         assert_eq!(conflicts(&names), vec![None, Some(0), None, Some(0)]);
+    }
+
+    #[test]
+    fn end_users_are_read_once_and_failures_are_kept_too() {
+        let dir = tempfile::tempdir().unwrap();
+        let user = dir.path().join("ada.json");
+        std::fs::write(
+            &user,
+            r#"{"external_id": "ada", "name": "", "email": "", "phone_number": "", "additional_data": {}}"#,
+        )
+        .unwrap();
+        let broken = dir.path().join("bob.json");
+        std::fs::write(&broken, "{").unwrap();
+        let cache = EndUsers::default();
+        let first = cache.get(&user);
+        assert!(matches!(&*first, Ok(Some(_))), "{first:?}");
+        std::fs::remove_file(&user).unwrap();
+        assert!(Arc::ptr_eq(&first, &cache.get(&user)), "read again");
+        assert!(matches!(&*cache.get(&broken), Err(f) if f.kind == "syntax"));
+        assert!(matches!(
+            &*cache.get(&dir.path().join("eve.json")),
+            Ok(None)
+        ));
     }
 
     #[test]
