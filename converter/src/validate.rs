@@ -2,7 +2,7 @@
 //! of the schema that applies to a document: a V2 document by its shape, a legacy one by
 //! detection (its kind and the newest version that could have written it).
 //!
-//! Each schema is compiled once, on first use, and kept for the life of the process.
+//! Each schema is compiled once, on its first use, and kept for the life of the process.
 
 use std::collections::HashMap;
 use std::fmt;
@@ -44,17 +44,13 @@ pub struct UnknownSchema {
     pub name: String,
 }
 
-/// Every published schema, compiled, by name.
-fn validators() -> &'static HashMap<String, Validator> {
-    static VALIDATORS: OnceLock<HashMap<String, Validator>> = OnceLock::new();
+/// Every published schema by name, each compiled on its first use.
+fn validators() -> &'static HashMap<String, (Value, OnceLock<Validator>)> {
+    static VALIDATORS: OnceLock<HashMap<String, (Value, OnceLock<Validator>)>> = OnceLock::new();
     VALIDATORS.get_or_init(|| {
         schemas::all()
             .into_iter()
-            .map(|(name, schema)| {
-                let validator = jsonschema::draft202012::new(&schema)
-                    .unwrap_or_else(|e| panic!("published schema {name} does not compile: {e}"));
-                (name, validator)
-            })
+            .map(|(name, schema)| (name, (schema, OnceLock::new())))
             .collect()
     })
 }
@@ -62,9 +58,17 @@ fn validators() -> &'static HashMap<String, Validator> {
 /// Checks `doc` against the published schema `schema` (a name of [`schemas::all`], e.g.
 /// `legacy/run.R4.schema.json`); returns every violation, none when the document is valid.
 pub fn validate(doc: &Value, schema: &str) -> Result<Vec<Violation>, UnknownSchema> {
-    let validator = validators().get(schema).ok_or_else(|| UnknownSchema {
+    let (source, compiled) = validators().get(schema).ok_or_else(|| UnknownSchema {
         name: schema.to_owned(),
     })?;
+    let validator = compiled.get_or_init(|| {
+        jsonschema::draft202012::new(source)
+            .unwrap_or_else(|e| panic!("published schema {schema} does not compile: {e}"))
+    });
+    // The common case, a valid document, is answered without collecting errors.
+    if validator.is_valid(doc) {
+        return Ok(Vec::new());
+    }
     Ok(validator.iter_errors(doc).map(|e| violation(&e)).collect())
 }
 
@@ -181,6 +185,9 @@ mod tests {
     #[test]
     fn every_published_schema_compiles() {
         assert_eq!(validators().len(), schemas::all().len());
+        for name in validators().keys() {
+            assert!(validate(&json!(null), name).is_ok(), "{name}");
+        }
     }
 
     #[test]
