@@ -1,12 +1,15 @@
-//! The file-system primitives of the batch engine: atomic writes through hidden temp files,
+//! The file-system primitives of the batch engine: atomic writes (unnamed or hidden temp files),
 //! group commit with one `syncfs`, per-file `fsync` for `--durable`, the journal lock, and the
 //! removal of stale temp files on resume.
 
+use std::ffi::CString;
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
 use std::os::fd::AsRawFd;
+use std::os::unix::ffi::OsStringExt;
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 /// Every temp file of the engine starts with this; the shard tag and the process id follow, so a
 /// resumed shard removes only its own leftovers, never a sibling shard's work in progress.
@@ -43,11 +46,87 @@ pub fn shard_temp_prefix(shard_tag: &str) -> String {
     format!("{TEMP_PREFIX}{shard_tag}-")
 }
 
-/// Writes `bytes` to `dir/name` atomically: a new hidden temp file in `dir` (so the rename stays
-/// on one file system), then a rename over the final name. With `durable`, the temp file is
-/// fsynced before the rename (the caller fsyncs the directory). A reader sees the old file or
-/// the whole new one, never a part.
+/// Writes `bytes` to `dir/name` atomically: a reader sees the old file or the whole new one,
+/// never a part. The file is written unnamed (`O_TMPFILE`) and linked under its name when
+/// complete: one directory update instead of a create and a rename, and nothing left behind by
+/// a crash. Where that is not possible (a file system without `O_TMPFILE`, no `/proc`, or a
+/// file already at `name`), it goes through a hidden temp file in `dir` renamed over `name`.
+/// With `durable`, the file is fsynced before it gets its name (the caller fsyncs `dir`).
 pub fn write_atomic(
+    dir: &Path,
+    name: &str,
+    bytes: &[u8],
+    durable: bool,
+    temps: &TempNamer,
+) -> io::Result<()> {
+    static NO_TMPFILE: AtomicBool = AtomicBool::new(false);
+    if !NO_TMPFILE.load(Ordering::Relaxed) {
+        match write_linked(dir, name, bytes, durable) {
+            Ok(()) => return Ok(()),
+            Err(Unlinked::Exists) => {}
+            Err(Unlinked::Unsupported) => NO_TMPFILE.store(true, Ordering::Relaxed),
+            Err(Unlinked::Io(err)) => return Err(err),
+        }
+    }
+    write_renamed(dir, name, bytes, durable, temps)
+}
+
+/// Why [`write_linked`] did not write the file.
+enum Unlinked {
+    /// `name` exists: linking cannot replace it.
+    Exists,
+    /// This system or file system cannot do it at all.
+    Unsupported,
+    /// The write itself failed.
+    Io(io::Error),
+}
+
+fn write_linked(dir: &Path, name: &str, bytes: &[u8], durable: bool) -> Result<(), Unlinked> {
+    // A kernel without O_TMPFILE opens the directory itself (EISDIR); a file system without it
+    // says EOPNOTSUPP.
+    let mut file = OpenOptions::new()
+        .write(true)
+        .custom_flags(libc::O_TMPFILE)
+        .mode(0o666)
+        .open(dir)
+        .map_err(|err| match err.raw_os_error() {
+            Some(libc::EOPNOTSUPP | libc::EISDIR | libc::EINVAL) => Unlinked::Unsupported,
+            _ => Unlinked::Io(err),
+        })?;
+    file.write_all(bytes).map_err(Unlinked::Io)?;
+    if durable {
+        file.sync_all().map_err(Unlinked::Io)?;
+    }
+    let from = CString::new(format!("/proc/self/fd/{}", file.as_raw_fd()))
+        .expect("no NUL in a /proc path");
+    let to = CString::new(dir.join(name).into_os_string().into_vec())
+        .map_err(|err| Unlinked::Io(io::Error::new(io::ErrorKind::InvalidInput, err)))?;
+    // SAFETY: both paths are NUL-terminated and outlive the call; `file` keeps the descriptor
+    // named by `from` open until after it.
+    let rc = unsafe {
+        libc::linkat(
+            libc::AT_FDCWD,
+            from.as_ptr(),
+            libc::AT_FDCWD,
+            to.as_ptr(),
+            libc::AT_SYMLINK_FOLLOW,
+        )
+    };
+    if rc == 0 {
+        return Ok(());
+    }
+    let err = io::Error::last_os_error();
+    // No /proc (ENOENT) or a policy against linking through it (EPERM): use the other way.
+    Err(match err.raw_os_error() {
+        Some(libc::EEXIST) => Unlinked::Exists,
+        Some(libc::ENOENT | libc::EPERM | libc::EOPNOTSUPP) => Unlinked::Unsupported,
+        _ => Unlinked::Io(err),
+    })
+}
+
+/// The portable way: a new hidden temp file in `dir` (so the rename stays on one file system),
+/// renamed over `name`.
+fn write_renamed(
     dir: &Path,
     name: &str,
     bytes: &[u8],
@@ -164,6 +243,35 @@ mod tests {
         );
         syncfs(&File::open(dir.path()).unwrap()).unwrap();
         fsync_dir(dir.path()).unwrap();
+    }
+
+    #[test]
+    fn both_ways_of_writing_give_the_same_file() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let temps = TempNamer::new("all");
+        match write_linked(dir.path(), "linked.json", b"{}", false) {
+            Ok(()) => {}
+            Err(Unlinked::Unsupported) => {
+                eprintln!("no O_TMPFILE here: only the rename way is used");
+                return;
+            }
+            Err(_) => panic!("writing an unnamed file failed"),
+        }
+        assert!(matches!(
+            write_linked(dir.path(), "linked.json", b"{}", false),
+            Err(Unlinked::Exists)
+        ));
+        write_renamed(dir.path(), "renamed.json", b"{}", true, &temps).unwrap();
+        let mode = |name: &str| {
+            let meta = std::fs::metadata(dir.path().join(name)).unwrap();
+            meta.permissions().mode() & 0o777
+        };
+        assert_eq!(mode("linked.json"), mode("renamed.json"));
+        for name in ["linked.json", "renamed.json"] {
+            assert_eq!(std::fs::read(dir.path().join(name)).unwrap(), b"{}");
+        }
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2);
     }
 
     #[test]
