@@ -16,12 +16,13 @@ use std::fs::{File, OpenOptions};
 use std::io::{self, BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 use crate::store::{Class, Failure};
 
 /// The `format` of a journal header.
-pub const JOURNAL_FORMAT: &str = "planrun-journal/1";
+pub const JOURNAL_FORMAT: &str = "planrun-journal/2";
 
 /// What a journal line records.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -47,7 +48,7 @@ pub struct MemoryRecord {
     pub path: String,
     /// Its size.
     pub bytes: u64,
-    /// FNV-1a 64 of its bytes, 16 hex digits.
+    /// XXH3-64 of its bytes, 16 hex digits.
     pub hash: String,
 }
 
@@ -123,7 +124,7 @@ pub struct Line {
     /// Completed: the output's size.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bytes_out: Option<u64>,
-    /// Completed: FNV-1a 64 of the output, 16 hex digits.
+    /// Completed: XXH3-64 of the output, 16 hex digits.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hash: Option<String>,
     /// Completed/failed: microseconds spent on the run (conversion and writing).
@@ -147,7 +148,19 @@ impl Line {
         text.push('\n');
         text
     }
+}
 
+/// The fields of a [`Line`] that say which run it settles, read without the rest.
+#[derive(Debug, Deserialize)]
+pub struct Head {
+    /// What the line records.
+    pub event: Event,
+    /// Run lines: the run's file name in SRC.
+    #[serde(default)]
+    pub run: Option<String>,
+}
+
+impl Head {
     /// Whether this line settles a run (completed or failed).
     pub fn is_final(&self) -> bool {
         matches!(self.event, Event::Completed | Event::Failed)
@@ -177,6 +190,11 @@ impl Reader {
 
     /// The next valid line, `None` at the end or at a torn line.
     pub fn next_line(&mut self) -> io::Result<Option<Line>> {
+        self.next_as()
+    }
+
+    /// Reads the next line as `T`, a [`Line`] or a cheaper view of some of its fields.
+    pub fn next_as<T: DeserializeOwned>(&mut self) -> io::Result<Option<T>> {
         if self.torn {
             return Ok(None);
         }
@@ -189,7 +207,7 @@ impl Reader {
             self.torn = true;
             return Ok(None);
         }
-        match serde_json::from_slice::<Line>(&self.buf) {
+        match serde_json::from_slice::<T>(&self.buf) {
             Ok(line) => {
                 self.good_len += n as u64;
                 Ok(Some(line))
