@@ -1,5 +1,6 @@
 //! Micro-benchmarks per wire version: parse, upgrade (chain + final step), serialise the V2
-//! document, and validate it against its schema. Inputs are runs of `planrun gen`'s default mix.
+//! document, validate it against its schema, and verify it as `migrate` does (parse the written
+//! bytes afresh, then validate). Inputs are runs of `planrun gen`'s default mix.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -107,4 +108,19 @@ fn validate_v2(bencher: divan::Bencher, version: &str) {
     planrun_converter::validate::validate(&v2, &schema).unwrap();
     bencher
         .bench(|| planrun_converter::validate::validate(divan::black_box(&v2), &schema).unwrap());
+}
+
+/// What `migrate`'s verify pass does per output: parse the written bytes afresh and validate.
+#[divan::bench(args = VERSIONS)]
+fn verify_v2(bencher: divan::Bencher, version: &str) {
+    let v2 = convert(&parse(run_bytes(version)).unwrap());
+    let text = serde_json::to_string_pretty(&v2).unwrap();
+    let schema =
+        planrun_converter::validate::v2_schema_for(&serde_json::to_value(&v2).unwrap()).unwrap();
+    bencher
+        .counter(divan::counter::BytesCount::new(text.len()))
+        .bench(|| {
+            let tree: serde_json::Value = serde_json::from_str(divan::black_box(&text)).unwrap();
+            planrun_converter::validate::validate(&tree, &schema).unwrap()
+        });
 }
