@@ -588,8 +588,10 @@ fn convert_legacy(
     check_output_name(&id, name, origin)?;
     let mut report = config.report.clone();
     report.extend(converted.report);
-    let mut text = serde_json::to_string_pretty(&converted.run).expect("V2 runs are JSON");
-    text.push('\n');
+    // Most documents fit the first buffer: growing one by doubling copied it six times.
+    let mut text = Vec::with_capacity(16 * 1024);
+    serde_json::to_writer_pretty(&mut text, &converted.run).expect("V2 runs are JSON");
+    text.push(b'\n');
     let mut agent_memory = found.into_inner();
     agent_memory.sort();
     agent_memory.dedup();
@@ -600,7 +602,7 @@ fn convert_legacy(
             Class::Converted
         },
         id,
-        bytes: text.into_bytes(),
+        bytes: text,
         report,
         agent_memory,
     })
@@ -803,23 +805,21 @@ pub fn read_nofollow(path: &Path) -> io::Result<Vec<u8>> {
     if !metadata.is_file() {
         return Err(io::Error::other("not a regular file"));
     }
-    // Sized by the one fstat above: std's read_to_end would stat and seek again. The extra byte
-    // lets the second read see the end; a file that grew meanwhile is still read whole.
-    let mut bytes = vec![0; usize::try_from(metadata.len()).unwrap_or(0) + 1];
-    let mut filled = 0;
-    loop {
-        match (&file).read(&mut bytes[filled..]) {
-            Ok(0) => break,
-            Ok(n) => filled += n,
-            Err(err) if err.kind() == io::ErrorKind::Interrupted => continue,
-            Err(err) => return Err(err),
-        }
-        if filled == bytes.len() {
-            bytes.resize(filled * 2, 0);
-        }
-    }
-    bytes.truncate(filled);
+    // Sized by the one fstat above (File's own read_to_end would stat and seek again) and read
+    // by Read's default read_to_end, which fills spare capacity without zeroing it first. The
+    // extra byte lets the second read see the end; a file that grew meanwhile is still read whole.
+    let mut bytes = Vec::with_capacity(usize::try_from(metadata.len()).unwrap_or(0) + 1);
+    PlainRead(&file).read_to_end(&mut bytes)?;
     Ok(bytes)
+}
+
+/// A reader with only `read`, so that `read_to_end` is `Read`'s default one.
+struct PlainRead<'a>(&'a std::fs::File);
+
+impl Read for PlainRead<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        (&mut &*self.0).read(buf)
+    }
 }
 
 /// The entries of a store directory, sorted by name (byte order), split into what a migration
