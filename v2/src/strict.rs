@@ -50,12 +50,37 @@ where
     D: Deserializer<'de>,
 {
     let text = deserializer.deserialize_newtype_struct(RAW_VALUE_TOKEN, ObjectText)?;
-    let mut reader = serde_json::Deserializer::from_str(&text);
-    MapOnly(&mut reader)
-        .deserialize_map(TagCheck(tag))
-        .map_err(|error| D::Error::custom(without_position(&error)))?;
+    if !string_tag_first(&text, tag) {
+        let mut reader = serde_json::Deserializer::from_str(&text);
+        MapOnly(&mut reader)
+            .deserialize_map(TagCheck(tag))
+            .map_err(|error| D::Error::custom(without_position(&error)))?;
+    }
     derived(&mut serde_json::Deserializer::from_str(&text))
         .map_err(|error| D::Error::custom(without_position(&error)))
+}
+
+/// Whether `text` is an object whose first key is `tag` (spelt without escapes) with a string
+/// value: what serde writes, and all [`TagCheck`] would establish, since the derived code rejects
+/// a second `tag` key as a duplicate field. Anything else is left to the full walk.
+fn string_tag_first(text: &str, tag: &str) -> bool {
+    let rest = text.trim_start();
+    let Some(rest) = rest.strip_prefix('{') else {
+        return false;
+    };
+    let Some(rest) = rest.trim_start().strip_prefix('"') else {
+        return false;
+    };
+    let Some(rest) = rest.strip_prefix(tag) else {
+        return false;
+    };
+    let Some(rest) = rest.strip_prefix('"') else {
+        return false;
+    };
+    let Some(rest) = rest.trim_start().strip_prefix(':') else {
+        return false;
+    };
+    rest.trim_start().starts_with('"')
 }
 
 /// The newtype name by which serde_json's readers (text and `Value`) hand out a value's raw text,

@@ -66,6 +66,18 @@ fn tagged_unions_are_not_read_from_arrays_or_variant_indexes() {
     assert!(serde_json::from_str::<StepV2>(by_index).is_err());
     let plain = by_index.replace("7", "\"user_verify\"");
     assert!(serde_json::from_str::<StepV2>(&plain).is_ok());
+    // A string tag first does not let a variant index in later, nor a second string tag.
+    for second in ["7", "\"user_verify\""] {
+        let twice = plain.replace(r#""message""#, &format!(r#""type": {second}, "message""#));
+        let error = serde_json::from_str::<StepV2>(&twice).unwrap_err();
+        assert!(
+            error.to_string().contains("duplicate field `type`"),
+            "{error}"
+        );
+    }
+    let spaced = plain.replace(r#"{"type": "#, "{ \n \"type\"\t:\r\n ");
+    assert_ne!(spaced, plain);
+    assert!(serde_json::from_str::<StepV2>(&spaced).is_ok(), "{spaced}");
 }
 
 #[test]
