@@ -220,25 +220,23 @@ impl Builder {
         let report = &mut self.report;
         let path = format!("{}/{run}", self.src_dir);
         report.runs += 1;
-        *report
-            .outcomes
-            .entry(class.as_str().to_owned())
-            .or_default() += 1;
-        let version = line.version.clone().unwrap_or_else(|| "unknown".to_owned());
-        *report
-            .source_versions
-            .entry(version)
-            .or_default()
-            .entry(class.as_str().to_owned())
-            .or_default() += 1;
+        // Counted without allocating keys that are already there: this runs once per run.
+        bump(&mut report.outcomes, class.as_str(), 1);
+        let version = line.version.as_deref().unwrap_or("unknown");
+        if let Some(classes) = report.source_versions.get_mut(version) {
+            bump(classes, class.as_str(), 1);
+        } else {
+            let classes = IndexMap::from([(class.as_str().to_owned(), 1)]);
+            report.source_versions.insert(version.to_owned(), classes);
+        }
         for (kind, field, n) in line.entries.iter().flatten() {
-            *report.entries.per_kind.entry(kind.clone()).or_default() += n;
-            *self
-                .per_field
-                .entry(field.clone())
-                .or_default()
-                .entry(kind.clone())
-                .or_default() += n;
+            bump(&mut report.entries.per_kind, kind, *n);
+            if let Some(kinds) = self.per_field.get_mut(field) {
+                bump(kinds, kind, *n);
+            } else {
+                let kinds = BTreeMap::from([(kind.clone(), *n)]);
+                self.per_field.insert(field.clone(), kinds);
+            }
         }
         report.agent_memory_files += line.memory.as_ref().map_or(0, |m| m.len() as u64);
         let stat = RunStat {
@@ -292,6 +290,38 @@ impl Builder {
         }
         normalise(&mut self.report);
         self.report
+    }
+}
+
+/// Adds `n` to the count of `key`, allocating the key only when it is new.
+fn bump<M: Counts>(map: &mut M, key: &str, n: u64) {
+    match map.count_mut(key) {
+        Some(count) => *count += n,
+        None => map.insert_count(key.to_owned(), n),
+    }
+}
+
+/// The maps of counts a report keeps.
+trait Counts {
+    fn count_mut(&mut self, key: &str) -> Option<&mut u64>;
+    fn insert_count(&mut self, key: String, n: u64);
+}
+
+impl Counts for IndexMap<String, u64> {
+    fn count_mut(&mut self, key: &str) -> Option<&mut u64> {
+        self.get_mut(key)
+    }
+    fn insert_count(&mut self, key: String, n: u64) {
+        self.insert(key, n);
+    }
+}
+
+impl Counts for BTreeMap<String, u64> {
+    fn count_mut(&mut self, key: &str) -> Option<&mut u64> {
+        self.get_mut(key)
+    }
+    fn insert_count(&mut self, key: String, n: u64) {
+        self.insert(key, n);
     }
 }
 
