@@ -818,7 +818,7 @@ struct PlainRead<'a>(&'a std::fs::File);
 
 impl Read for PlainRead<'_> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        (&mut &*self.0).read(buf)
+        self.0.read(buf)
     }
 }
 

@@ -174,7 +174,6 @@ pub fn entry_counts(report: &LossReport) -> Vec<(String, String, u64)> {
 #[derive(Debug)]
 pub struct Builder {
     report: BatchReport,
-    per_field: BTreeMap<String, BTreeMap<String, u64>>,
     src_dir: String,
 }
 
@@ -207,7 +206,6 @@ impl Builder {
                 failures: Vec::new(),
                 ignored: Vec::new(),
             },
-            per_field: BTreeMap::new(),
             src_dir,
         }
     }
@@ -223,20 +221,10 @@ impl Builder {
         // Counted without allocating keys that are already there: this runs once per run.
         bump(&mut report.outcomes, class.as_str(), 1);
         let version = line.version.as_deref().unwrap_or("unknown");
-        if let Some(classes) = report.source_versions.get_mut(version) {
-            bump(classes, class.as_str(), 1);
-        } else {
-            let classes = IndexMap::from([(class.as_str().to_owned(), 1)]);
-            report.source_versions.insert(version.to_owned(), classes);
-        }
+        bump_nested(&mut report.source_versions, version, class.as_str(), 1);
         for (kind, field, n) in line.entries.iter().flatten() {
             bump(&mut report.entries.per_kind, kind, *n);
-            if let Some(kinds) = self.per_field.get_mut(field) {
-                bump(kinds, kind, *n);
-            } else {
-                let kinds = BTreeMap::from([(kind.clone(), *n)]);
-                self.per_field.insert(field.clone(), kinds);
-            }
+            bump_nested(&mut report.entries.per_field, field, kind, *n);
         }
         report.agent_memory_files += line.memory.as_ref().map_or(0, |m| m.len() as u64);
         let stat = RunStat {
@@ -282,11 +270,8 @@ impl Builder {
 
     /// The finished report, every list in its documented order.
     pub fn finish(mut self) -> BatchReport {
-        for (field, kinds) in std::mem::take(&mut self.per_field) {
-            self.report
-                .entries
-                .per_field
-                .insert(field, kinds.into_iter().collect());
+        for kinds in self.report.entries.per_field.values_mut() {
+            kinds.sort_keys();
         }
         normalise(&mut self.report);
         self.report
@@ -294,34 +279,27 @@ impl Builder {
 }
 
 /// Adds `n` to the count of `key`, allocating the key only when it is new.
-fn bump<M: Counts>(map: &mut M, key: &str, n: u64) {
-    match map.count_mut(key) {
+fn bump(map: &mut IndexMap<String, u64>, key: &str, n: u64) {
+    match map.get_mut(key) {
         Some(count) => *count += n,
-        None => map.insert_count(key.to_owned(), n),
+        None => {
+            map.insert(key.to_owned(), n);
+        }
     }
 }
 
-/// The maps of counts a report keeps.
-trait Counts {
-    fn count_mut(&mut self, key: &str) -> Option<&mut u64>;
-    fn insert_count(&mut self, key: String, n: u64);
-}
-
-impl Counts for IndexMap<String, u64> {
-    fn count_mut(&mut self, key: &str) -> Option<&mut u64> {
-        self.get_mut(key)
-    }
-    fn insert_count(&mut self, key: String, n: u64) {
-        self.insert(key, n);
-    }
-}
-
-impl Counts for BTreeMap<String, u64> {
-    fn count_mut(&mut self, key: &str) -> Option<&mut u64> {
-        self.get_mut(key)
-    }
-    fn insert_count(&mut self, key: String, n: u64) {
-        self.insert(key, n);
+/// [`bump`] for the count of `inner` within `outer`.
+fn bump_nested(
+    map: &mut IndexMap<String, IndexMap<String, u64>>,
+    outer: &str,
+    inner: &str,
+    n: u64,
+) {
+    match map.get_mut(outer) {
+        Some(counts) => bump(counts, inner, n),
+        None => {
+            map.insert(outer.to_owned(), IndexMap::from([(inner.to_owned(), n)]));
+        }
     }
 }
 
