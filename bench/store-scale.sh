@@ -18,7 +18,7 @@ runs=${1:-100000}
 work=${2:-$(mktemp -d "${TMPDIR:-/tmp}/planrun-bench.XXXXXX")}
 rounds=${ROUNDS:-3}
 [ -x /usr/bin/time ] || { echo "needs GNU time: apt-get install time" >&2; exit 2; }
-cargo build --release -q -p planrun-converter
+cargo build --release -q -p planrun
 bin=$PWD/target/release/planrun
 mkdir -p "$work"
 rm -rf "$work"/out-* "$work"/copy-*

@@ -3,21 +3,14 @@
 
 pub mod chain;
 pub mod cloud;
-pub mod compat;
 pub mod diff;
 pub mod downgrade;
-pub mod export;
-pub mod gen;
 mod ids;
-pub mod migrate;
 pub mod plan;
 pub mod renames;
 pub mod report;
 pub mod run_context;
-pub mod schemas;
-pub mod store;
 pub mod upgrade;
-pub mod validate;
 
 pub use plan::{plan_from_legacy, plan_to_legacy, PlanConversion};
 pub use report::{Entry, EntryKind, LossReport};

@@ -1,0 +1,168 @@
+//! `planrun migrate SRC --out DST`: a whole legacy store to a directory of PlanRunV2 files, in
+//! parallel, crash-safe and resumable (see `planrun_store::migrate` and the README for the
+//! layout of DST, the journal and what a crash can lose). Exit 0 when every run was converted
+//! (or already current), 1 when some were rejected or blocked, 2 on a usage or I/O error.
+
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+
+use anyhow::{bail, Context};
+use indicatif::{ProgressBar, ProgressStyle};
+use planrun_store::migrate::{migrate, Options, Progress, Shard, Summary, DEFAULT_CHUNK_SIZE};
+
+use super::convert::load_config;
+use super::{Format, Globals, Outcome};
+
+/// Arguments of `migrate`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The legacy DiskFileStorage directory; it is never written.
+    src: PathBuf,
+    /// The destination: a new or empty directory, or an interrupted migration of SRC (with
+    /// --resume).
+    #[arg(long, value_name = "DST")]
+    out: PathBuf,
+    /// Worker threads [default: the number of cores].
+    #[arg(long, value_name = "N")]
+    jobs: Option<usize>,
+    /// Continue the migration recorded in DST's journal (starts one if DST is new or empty).
+    #[arg(long)]
+    resume: bool,
+    /// Convert and verify every run in memory; write nothing but --report.
+    #[arg(long, conflicts_with = "resume")]
+    dry_run: bool,
+    /// Also write the JSON report to FILE.
+    #[arg(long, value_name = "FILE")]
+    report: Option<PathBuf>,
+    /// A legacy Config file laid over the SDK's defaults (its secrets are never written).
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// Migrate only shard I of N: the runs whose FNV-1a 64 file-name hash mod N is I.
+    #[arg(long, value_name = "I/N")]
+    shard: Option<Shard>,
+    /// fsync every output and its directory before journaling it (default: one syncfs per
+    /// chunk of runs).
+    #[arg(long)]
+    durable: bool,
+    /// Runs per chunk (memory bound and group-commit size).
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_CHUNK_SIZE, hide = true)]
+    chunk_size: usize,
+}
+
+struct Bar(ProgressBar);
+
+impl Progress for Bar {
+    fn begin(&self, todo: u64, skipped: u64) {
+        self.0.set_length(todo);
+        if skipped > 0 {
+            self.0
+                .set_message(format!("({skipped} done before, skipped)"));
+        }
+    }
+
+    fn advance(&self, n: u64) {
+        self.0.inc(n);
+    }
+
+    fn verifying(&self) {
+        self.0.set_message("verifying outputs…");
+    }
+
+    fn end(&self) {
+        self.0.finish_and_clear();
+    }
+}
+
+pub fn run(globals: &Globals, args: Args) -> anyhow::Result<Outcome> {
+    let jobs = match args.jobs {
+        Some(0) => bail!("--jobs must be at least 1"),
+        Some(n) => n,
+        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+    };
+    if let Some(report) = &args.report {
+        if let (Ok(src), Some(parent)) = (std::fs::canonicalize(&args.src), report.parent()) {
+            let parent = if parent.as_os_str().is_empty() {
+                PathBuf::from(".")
+            } else {
+                parent.to_owned()
+            };
+            if std::fs::canonicalize(&parent).is_ok_and(|p| p.starts_with(&src)) {
+                bail!(
+                    "--report {} is inside SRC, which is never written",
+                    report.display()
+                );
+            }
+        }
+    }
+    let options = Options {
+        src: args.src,
+        dst: args.out,
+        jobs,
+        resume: args.resume,
+        dry_run: args.dry_run,
+        shard: args.shard,
+        durable: args.durable,
+        chunk_size: args.chunk_size,
+        config: load_config(args.config.as_deref())?,
+    };
+    let summary = if !globals.quiet && std::io::stderr().is_terminal() {
+        let bar = ProgressBar::new(0).with_style(
+            ProgressStyle::with_template(
+                "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} runs, eta {eta} {msg}",
+            )
+            .expect("a valid template"),
+        );
+        let bar = Bar(bar);
+        let summary = migrate(&options, &bar);
+        bar.0.finish_and_clear();
+        summary?
+    } else {
+        migrate(&options, &())?
+    };
+    let text = serde_json::to_string_pretty(&summary.report)? + "\n";
+    if let Some(path) = &args.report {
+        std::fs::write(path, &text)
+            .with_context(|| format!("cannot write the report {}", path.display()))?;
+    }
+    print(globals, &summary, &text)?;
+    Ok(if summary.report.failed() > 0 {
+        Outcome::Partial
+    } else {
+        Outcome::Success
+    })
+}
+
+fn print(globals: &Globals, summary: &Summary, json: &str) -> anyhow::Result<()> {
+    let mut out = std::io::stdout().lock();
+    match globals.format {
+        Format::Json => out.write_all(json.as_bytes())?,
+        Format::Text if globals.quiet => {
+            // Errors only: the rejected and blocked runs.
+            let text = summary.report.to_text();
+            let mut err = std::io::stderr().lock();
+            for line in text
+                .lines()
+                .filter(|l| l.contains(": rejected (") || l.contains(": blocked ("))
+            {
+                writeln!(err, "{line}")?;
+            }
+        }
+        Format::Text => {
+            if summary.resumed {
+                writeln!(
+                    out,
+                    "resumed: {} runs done before (outputs verified, skipped), {} stale temp files removed{}",
+                    summary.skipped,
+                    summary.temps_removed,
+                    if summary.journal_cut { ", a torn journal line cut off" } else { "" }
+                )?;
+            }
+            out.write_all(summary.report.to_text().as_bytes())?;
+            if let Some(file) = &summary.report_file {
+                writeln!(out, "report: {}", file.display())?;
+            }
+        }
+    }
+    out.flush()?;
+    Ok(())
+}

@@ -1,0 +1,370 @@
+//! The journal: append-only JSON Lines in `DST/.planrun/journal[-i-of-n].jsonl`.
+//!
+//! The first line is the header (`event: header`): the journal format, the tool version, the
+//! canonical SRC path, the shard and the config fingerprint; a resume must match all of them.
+//! Each session (a start or a resume) adds a `session` line. Per run: `started` when its chunk
+//! begins, then `completed` (with what the report needs: class, source version, V2 id, sizes, an
+//! FNV-1a 64 hash of each output, the time taken and the loss-report totals) or `failed` (with the
+//! failure). The last `completed`/`failed` line of a run is its state; a run with only `started`
+//! was in flight when the process ended and is redone.
+//!
+//! Lines are written whole, one `write(2)` per group; after a SIGKILL or a power loss the last
+//! line may be torn. A reader stops at the first line that is not complete, valid JSON, and a
+//! resume truncates the journal there (the runs behind it are redone).
+
+use std::fs::{File, OpenOptions};
+use std::io::{self, BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+
+use crate::entry::{Class, Failure};
+
+/// The `format` of a journal header.
+pub const JOURNAL_FORMAT: &str = "planrun-journal/2";
+
+/// What a journal line records.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Event {
+    /// The first line: what the journal is about.
+    #[default]
+    Header,
+    /// A start or resume of the migration.
+    Session,
+    /// A run's chunk began.
+    Started,
+    /// A run's output is in place (and, by default, synced).
+    Completed,
+    /// A run was rejected or blocked.
+    Failed,
+}
+
+/// An agent-memory file copied for a run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MemoryRecord {
+    /// `<prun-id>/<output_name>.json`, relative to DST.
+    pub path: String,
+    /// Its size.
+    pub bytes: u64,
+    /// XXH3-64 of its bytes, 16 hex digits.
+    pub hash: String,
+}
+
+/// A failure as journaled.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ErrorRecord {
+    /// The file at fault (or missing).
+    pub file: String,
+    /// JSON pointer into it, when known.
+    pub pointer: Option<String>,
+    /// 1-based line; 0 when unknown.
+    pub line: usize,
+    /// 1-based column; 0 when unknown.
+    pub column: usize,
+    /// The failure kind (`syntax`, `missing_plan`, `symlink`, …).
+    pub kind: String,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl From<&Failure> for ErrorRecord {
+    fn from(f: &Failure) -> Self {
+        ErrorRecord {
+            file: f.file.to_string_lossy().into_owned(),
+            pointer: f.pointer.clone(),
+            line: f.line,
+            column: f.column,
+            kind: f.kind.clone(),
+            message: f.message.clone(),
+        }
+    }
+}
+
+/// One journal line. A flat struct with optional fields (not a tagged enum: with serde_json's
+/// `arbitrary_precision`, numbers inside internally tagged enums do not read back).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Line {
+    /// What the line records.
+    pub event: Event,
+    /// Header: [`JOURNAL_FORMAT`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub format: Option<String>,
+    /// Header: the tool and its version.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool: Option<String>,
+    /// Header: the canonical SRC path.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub src: Option<String>,
+    /// Header: `i/n`, or `all`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<String>,
+    /// Header: the config fingerprint.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub config: Option<String>,
+    /// Session: whether it resumed an earlier one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resume: Option<bool>,
+    /// Run lines: the run's file name in SRC.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run: Option<String>,
+    /// Completed/failed: the outcome class.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub class: Option<Class>,
+    /// Completed/failed: the source versions (`R4`, `R1–R2`, `V2`), when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
+    /// Completed: the V2 run id (the output is `<id>.json`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    /// Completed/failed: the run file's size.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bytes_in: Option<u64>,
+    /// Completed: the output's size.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bytes_out: Option<u64>,
+    /// Completed: XXH3-64 of the output, 16 hex digits.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hash: Option<String>,
+    /// Completed/failed: microseconds spent on the run (conversion and writing).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub micros: Option<u64>,
+    /// Completed: the agent-memory files copied.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory: Option<Vec<MemoryRecord>>,
+    /// Completed: loss-report entry counts, `[kind, field, count]`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub entries: Option<Vec<(String, String, u64)>>,
+    /// Failed: why.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<ErrorRecord>,
+}
+
+impl Line {
+    /// The JSON Lines form (one line, `\n`-terminated).
+    pub fn to_jsonl(&self) -> String {
+        let mut text = serde_json::to_string(self).expect("journal lines are JSON");
+        text.push('\n');
+        text
+    }
+}
+
+/// The fields of a [`Line`] that say which run it settles, read without the rest.
+#[derive(Debug, Deserialize)]
+pub struct Head {
+    /// What the line records.
+    pub event: Event,
+    /// Run lines: the run's file name in SRC.
+    #[serde(default)]
+    pub run: Option<String>,
+}
+
+impl Head {
+    /// Whether this line settles a run (completed or failed).
+    pub fn is_final(&self) -> bool {
+        matches!(self.event, Event::Completed | Event::Failed)
+    }
+}
+
+/// Reads a journal line by line, stopping at the first torn or invalid line.
+pub struct Reader {
+    inner: BufReader<File>,
+    /// Bytes of complete, valid lines read so far.
+    pub good_len: u64,
+    /// Whether reading stopped at a torn or invalid line (rather than at the end).
+    pub torn: bool,
+    buf: Vec<u8>,
+}
+
+impl Reader {
+    /// Opens a journal for reading (a fresh handle: the reader of the verify pass).
+    pub fn open(path: &Path) -> io::Result<Self> {
+        Ok(Reader {
+            inner: BufReader::with_capacity(1 << 16, File::open(path)?),
+            good_len: 0,
+            torn: false,
+            buf: Vec::new(),
+        })
+    }
+
+    /// The next valid line, `None` at the end or at a torn line.
+    pub fn next_line(&mut self) -> io::Result<Option<Line>> {
+        self.next_as()
+    }
+
+    /// Reads the next line as `T`, a [`Line`] or a cheaper view of some of its fields.
+    pub fn next_as<T: DeserializeOwned>(&mut self) -> io::Result<Option<T>> {
+        if self.torn {
+            return Ok(None);
+        }
+        self.buf.clear();
+        let n = self.inner.read_until(b'\n', &mut self.buf)?;
+        if n == 0 {
+            return Ok(None);
+        }
+        if self.buf.last() != Some(&b'\n') {
+            self.torn = true;
+            return Ok(None);
+        }
+        match serde_json::from_slice::<T>(&self.buf) {
+            Ok(line) => {
+                self.good_len += n as u64;
+                Ok(Some(line))
+            }
+            Err(_) => {
+                self.torn = true;
+                Ok(None)
+            }
+        }
+    }
+}
+
+/// The header line of a journal, if it has a valid one.
+pub fn read_header(path: &Path) -> io::Result<Option<Line>> {
+    let mut reader = Reader::open(path)?;
+    Ok(reader.next_line()?.filter(|l| l.event == Event::Header))
+}
+
+/// A journal open for appending, locked against a second writer of the same shard.
+#[derive(Debug)]
+pub struct Writer {
+    file: File,
+    path: PathBuf,
+}
+
+/// Why a journal cannot be opened for writing.
+#[derive(Debug, thiserror::Error)]
+pub enum OpenError {
+    /// Another process holds the lock.
+    #[error("another planrun migrate is writing {} (its lock is held)", .0.display())]
+    Locked(PathBuf),
+    /// The file system said no.
+    #[error(transparent)]
+    Io(#[from] io::Error),
+}
+
+impl Writer {
+    /// Creates a new journal (it must not exist) and writes its header.
+    pub fn create(path: &Path, header: &Line) -> Result<Self, OpenError> {
+        let file = OpenOptions::new()
+            .read(true)
+            .append(true)
+            .create_new(true)
+            .open(path)?;
+        let mut writer = Writer::locked(file, path)?;
+        writer.append(std::slice::from_ref(header), false)?;
+        Ok(writer)
+    }
+
+    /// Opens an existing journal to append to it: takes the lock, then cuts a torn tail off (so
+    /// new lines never follow a partial one). Returns the writer and whether a tail was cut.
+    pub fn reopen(path: &Path) -> Result<(Self, bool), OpenError> {
+        let file = OpenOptions::new().read(true).append(true).open(path)?;
+        let writer = Writer::locked(file, path)?;
+        let mut reader = Reader::open(path)?;
+        while reader.next_line()?.is_some() {}
+        let len = writer.file.metadata()?.len();
+        let cut = reader.good_len < len;
+        if cut {
+            // O_APPEND: the next write goes to the new end.
+            writer.file.set_len(reader.good_len)?;
+        }
+        Ok((writer, cut))
+    }
+
+    fn locked(file: File, path: &Path) -> Result<Self, OpenError> {
+        if !super::fsio::try_lock(&file)? {
+            return Err(OpenError::Locked(path.to_owned()));
+        }
+        Ok(Writer {
+            file,
+            path: path.to_owned(),
+        })
+    }
+
+    /// Appends lines with one `write(2)`; with `sync`, then `fdatasync`s the journal.
+    pub fn append(&mut self, lines: &[Line], sync: bool) -> io::Result<()> {
+        if lines.is_empty() {
+            return Ok(());
+        }
+        let text: String = lines.iter().map(Line::to_jsonl).collect();
+        self.file.write_all(text.as_bytes())?;
+        if sync {
+            self.file.sync_data()?;
+        }
+        Ok(())
+    }
+
+    /// The journal's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run_line(event: Event, run: &str) -> Line {
+        Line {
+            event,
+            run: Some(run.into()),
+            ..Line::default()
+        }
+    }
+
+    #[test]
+    fn lines_round_trip_and_a_torn_tail_is_cut() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("journal.jsonl");
+        let header = Line {
+            event: Event::Header,
+            src: Some("/src".into()),
+            ..Line::default()
+        };
+        let mut writer = Writer::create(&path, &header).unwrap();
+        let done = Line {
+            class: Some(Class::ConvertedWithLoss),
+            bytes_out: Some(u64::MAX),
+            entries: Some(vec![("dropped".into(), "/run/x".into(), 2)]),
+            ..run_line(Event::Completed, "prun-a.json")
+        };
+        writer
+            .append(
+                &[run_line(Event::Started, "prun-a.json"), done.clone()],
+                true,
+            )
+            .unwrap();
+        assert!(matches!(Writer::reopen(&path), Err(OpenError::Locked(_))));
+        drop(writer);
+        let whole = std::fs::metadata(&path).unwrap().len();
+        let mut file = OpenOptions::new().append(true).open(&path).unwrap();
+        file.write_all(br#"{"event":"started","run":"prun-b"#)
+            .unwrap();
+        drop(file);
+
+        let mut reader = Reader::open(&path).unwrap();
+        let mut lines = Vec::new();
+        while let Some(line) = reader.next_line().unwrap() {
+            lines.push(line);
+        }
+        assert!(reader.torn);
+        assert_eq!(lines.len(), 3);
+        assert_eq!(lines[2], done);
+        assert_eq!(read_header(&path).unwrap(), Some(header));
+
+        let (mut writer, cut) = Writer::reopen(&path).unwrap();
+        assert!(cut);
+        assert_eq!(std::fs::metadata(&path).unwrap().len(), whole);
+        writer
+            .append(&[run_line(Event::Failed, "prun-b.json")], false)
+            .unwrap();
+        let mut reader = Reader::open(&path).unwrap();
+        let mut n = 0;
+        while reader.next_line().unwrap().is_some() {
+            n += 1;
+        }
+        assert_eq!((n, reader.torn), (4, false));
+    }
+}

@@ -1,0 +1,1075 @@
+//! The batch engine behind `planrun migrate`: a whole `DiskFileStorage` store to a new
+//! directory of `PlanRunV2` files, in parallel, with bounded memory, crash-safe and resumable.
+//!
+//! * **Same bytes as `convert`.** Every run goes through [`crate::entry::convert_run_cached`],
+//!   which `planrun convert` reaches through `convert_run` (law 5).
+//! * **SRC is never written** (law 6): it is only listed and read, and DST may not be inside it.
+//! * **Bounded memory.** Only the sorted list of run *names* is held; runs are converted in
+//!   chunks of [`Options::chunk_size`] (256 by default) on a rayon pool, each worker writing its
+//!   own outputs, so at most one chunk of documents is in memory.
+//! * **Atomic outputs.** Every file is written unnamed (`O_TMPFILE`) in its final directory and
+//!   linked under its name once complete; where that cannot be done, it is written to a hidden
+//!   temp file (`.tmp-planrun-<shard>-<pid>-<n>`) renamed into place ([`fsio::write_atomic`]).
+//! * **Group commit.** Per chunk: the `started` lines (one write), the conversions and atomic
+//!   writes, then one `syncfs(2)` on DST's file system, then the `completed`/`failed` lines (one
+//!   write). The sync and the journal writes happen on a committer thread while the workers
+//!   convert the next chunk, so conversion never waits for the disk (at most two chunks run
+//!   ahead); chunks that finish during a sync share the next one.
+//!   With `--durable`: each output is fsynced before it gets its name, each touched directory
+//!   after, and the journal after every append.
+//! * **Resume.** A run counts as done only when its last journal line is `completed` *and* its
+//!   output still has the journaled size and hash; everything else is redone. Stale temp files of
+//!   the shard are removed first; a torn journal tail is cut off.
+//! * **Verify.** At the end every output of the shard is re-read with a fresh reader (size and
+//!   hash against the journal, strict serde into `PlanRunV2`, the id), and the journal's counts
+//!   must match the shard's run list.
+//!
+//! What a crash can lose. **SIGKILL**: nothing that was journaled `completed` (its output was
+//! in place under its name before the line was written, and the page cache survives the
+//! process); the runs of the chunk in flight are redone on resume; their unnamed files vanish
+//! with the process, and temp files and a torn last journal line are cleaned up. **Power loss**
+//! (default mode): every run whose `completed` line survives has its output on disk, because
+//! the chunk's `syncfs` came before that line was written; the journal lines written since the
+//! last `syncfs` (at most one chunk's) may be lost, and those runs are redone with the (at most
+//! two) chunks in flight; an output that reached the disk only in part is caught by the
+//! size/hash check and redone. With `--durable` a `completed` line, once written, is itself on
+//! disk. Both rely on the file system and the disk honouring `syncfs`/`fsync`.
+
+pub mod fsio;
+pub mod journal;
+pub mod report;
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::fmt;
+use std::fs::File;
+use std::io;
+use std::path::{Component, Path, PathBuf};
+use std::str::FromStr;
+use std::time::Instant;
+
+use planrun_v2::PlanRunV2;
+use rayon::prelude::*;
+
+use self::fsio::{shard_temp_prefix, write_atomic, TempNamer};
+use self::journal::{Event, Head, Line, MemoryRecord, OpenError, Reader, Writer, JOURNAL_FORMAT};
+use self::report::{entry_counts, BatchReport, Builder};
+use crate::entry::{
+    conflicts, fnv1a64, list_store, read_nofollow, run_key, safe_component, EndUsers, Failure,
+    MemoryFile, ResolvedConfig, RunResult,
+};
+
+/// DST's bookkeeping directory: journals and reports.
+pub const CONTROL_DIR: &str = ".planrun";
+
+/// The default number of runs per chunk.
+pub const DEFAULT_CHUNK_SIZE: usize = 256;
+
+/// The tool and version recorded in a journal header; a resume needs the same.
+pub const TOOL: &str = concat!("planrun ", env!("CARGO_PKG_VERSION"));
+
+/// One shard of a store: the runs whose FNV-1a 64 file-name hash mod `count` is `index`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shard {
+    /// `0..count`.
+    pub index: u64,
+    /// How many shards.
+    pub count: u64,
+}
+
+impl Shard {
+    /// Whether the run file `name` belongs to this shard.
+    pub fn owns(&self, name: &str) -> bool {
+        fnv1a64(name.as_bytes()) % self.count == self.index
+    }
+
+    /// `i-of-n`, as in file names.
+    pub fn tag(&self) -> String {
+        format!("{}-of-{}", self.index, self.count)
+    }
+}
+
+impl fmt::Display for Shard {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}/{}", self.index, self.count)
+    }
+}
+
+impl FromStr for Shard {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        let (i, n) = text
+            .split_once('/')
+            .ok_or_else(|| format!("expected I/N (e.g. 0/4), got {text:?}"))?;
+        let index: u64 = i
+            .trim()
+            .parse()
+            .map_err(|_| format!("bad shard index {i:?}"))?;
+        let count: u64 = n
+            .trim()
+            .parse()
+            .map_err(|_| format!("bad shard count {n:?}"))?;
+        if count == 0 || index >= count {
+            return Err(format!(
+                "the shard index must be below the shard count (0 ≤ I < N), got {index}/{count}"
+            ));
+        }
+        Ok(Shard { index, count })
+    }
+}
+
+fn shard_tag(shard: Option<Shard>) -> String {
+    shard.map_or_else(|| "all".to_owned(), |s| s.tag())
+}
+
+/// `journal.jsonl`, or `journal-i-of-n.jsonl` for a shard.
+pub fn journal_name(shard: Option<Shard>) -> String {
+    match shard {
+        Some(s) => format!("journal-{}.jsonl", s.tag()),
+        None => "journal.jsonl".to_owned(),
+    }
+}
+
+/// `report.json`, or `report-i-of-n.json` for a shard.
+pub fn report_name(shard: Option<Shard>) -> String {
+    match shard {
+        Some(s) => format!("report-{}.json", s.tag()),
+        None => "report.json".to_owned(),
+    }
+}
+
+/// What to migrate, and how.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// The legacy store; never written.
+    pub src: PathBuf,
+    /// The destination directory.
+    pub dst: PathBuf,
+    /// Worker threads (at least 1).
+    pub jobs: usize,
+    /// Continue the migration DST's journal records (or start one if there is none).
+    pub resume: bool,
+    /// Convert and verify in memory; write nothing.
+    pub dry_run: bool,
+    /// Only this shard of the store.
+    pub shard: Option<Shard>,
+    /// fsync every output and directory before journaling (instead of one `syncfs` per chunk).
+    pub durable: bool,
+    /// Runs per chunk.
+    pub chunk_size: usize,
+    /// The config every run gets.
+    pub config: ResolvedConfig,
+}
+
+/// Progress notifications (a progress bar, or nothing).
+pub trait Progress: Sync {
+    /// Conversion starts: `todo` runs to convert, `skipped` already done by an earlier session.
+    fn begin(&self, _todo: u64, _skipped: u64) {}
+    /// `n` more runs are done.
+    fn advance(&self, _n: u64) {}
+    /// The verify pass starts.
+    fn verifying(&self) {}
+    /// Everything is done.
+    fn end(&self) {}
+}
+
+impl Progress for () {}
+
+/// What a migration did.
+#[derive(Debug, Clone)]
+pub struct Summary {
+    /// The report (also written to DST).
+    pub report: BatchReport,
+    /// Whether an earlier session was continued.
+    pub resumed: bool,
+    /// Runs an earlier session had completed (skipped, their outputs verified).
+    pub skipped: u64,
+    /// Stale temp files removed on resume.
+    pub temps_removed: usize,
+    /// Whether a torn journal tail was cut off on resume.
+    pub journal_cut: bool,
+    /// The journal (`None` for a dry run).
+    pub journal: Option<PathBuf>,
+    /// The report file in DST (`None` for a dry run).
+    pub report_file: Option<PathBuf>,
+}
+
+/// Why a migration stopped (exit code 2). Bad runs are not errors: they are in the report.
+#[derive(Debug, thiserror::Error)]
+pub enum MigrateError {
+    /// The arguments or DST do not allow a migration.
+    #[error("{0}")]
+    Usage(String),
+    /// The file system failed.
+    #[error("{what} {}: {source}", path.display())]
+    Io {
+        /// What was being done.
+        what: &'static str,
+        /// Where.
+        path: PathBuf,
+        /// Why.
+        source: io::Error,
+    },
+    /// The verify pass found outputs that do not match the journal.
+    #[error("verify failed for {count} output(s): {}", first.join("; "))]
+    Verify {
+        /// How many.
+        count: usize,
+        /// The first few problems.
+        first: Vec<String>,
+    },
+    /// The worker pool could not start.
+    #[error("cannot start {0}")]
+    Pool(#[from] rayon::ThreadPoolBuildError),
+}
+
+fn io_err(what: &'static str, path: &Path) -> impl FnOnce(io::Error) -> MigrateError {
+    let path = path.to_owned();
+    move |source| MigrateError::Io { what, path, source }
+}
+
+/// Everything a worker needs.
+struct Ctx<'a> {
+    src: PathBuf,
+    dst: PathBuf,
+    runs: &'a [String],
+    conflicts: Vec<Option<usize>>,
+    config: &'a ResolvedConfig,
+    durable: bool,
+    dry_run: bool,
+    temps: TempNamer,
+    end_users: EndUsers,
+}
+
+/// Migrates a store (see the module docs).
+pub fn migrate(opts: &Options, progress: &dyn Progress) -> Result<Summary, MigrateError> {
+    if opts.jobs == 0 || opts.chunk_size == 0 {
+        return Err(MigrateError::Usage(
+            "--jobs and the chunk size must be at least 1".to_owned(),
+        ));
+    }
+    let src = std::fs::canonicalize(&opts.src).map_err(io_err("cannot read SRC", &opts.src))?;
+    if !src.is_dir() {
+        return Err(MigrateError::Usage(format!(
+            "SRC {} is not a directory",
+            src.display()
+        )));
+    }
+    let dst = absolute(&opts.dst).map_err(io_err("cannot resolve DST", &opts.dst))?;
+    if dst.starts_with(&src) || src.starts_with(&dst) {
+        return Err(MigrateError::Usage(format!(
+            "DST {} and SRC {} must not contain each other: SRC is never written",
+            dst.display(),
+            src.display()
+        )));
+    }
+    let listing = list_store(&src).map_err(io_err("cannot list SRC", &src))?;
+    let mine: Vec<usize> = (0..listing.runs.len())
+        .filter(|&i| opts.shard.is_none_or(|s| s.owns(&listing.runs[i])))
+        .collect();
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(opts.jobs)
+        .thread_name(|i| format!("planrun-migrate-{i}"))
+        .build()?;
+    let ctx = Ctx {
+        src: src.clone(),
+        dst: dst.clone(),
+        runs: &listing.runs,
+        conflicts: conflicts(&listing.runs),
+        config: &opts.config,
+        durable: opts.durable,
+        dry_run: opts.dry_run,
+        temps: TempNamer::new(&shard_tag(opts.shard)),
+        end_users: EndUsers::default(),
+    };
+    let mut builder = Builder::new(
+        &src,
+        (!opts.dry_run).then_some(&*dst),
+        opts.dry_run,
+        opts.shard,
+    );
+    for (path, reason) in &listing.ignored {
+        builder.ignore(path, reason);
+    }
+    if opts.dry_run {
+        return dry_run(&ctx, opts, &mine, &pool, builder, progress);
+    }
+
+    let fingerprint = opts.config.fingerprint();
+    let control = dst.join(CONTROL_DIR);
+    let journal_path = control.join(journal_name(opts.shard));
+    let header = Line {
+        event: Event::Header,
+        format: Some(JOURNAL_FORMAT.to_owned()),
+        tool: Some(TOOL.to_owned()),
+        src: Some(src.to_string_lossy().into_owned()),
+        shard: Some(
+            opts.shard
+                .map_or_else(|| "all".to_owned(), |s| s.to_string()),
+        ),
+        config: Some(fingerprint),
+        ..Line::default()
+    };
+    let start = prepare(&dst, &journal_path, &header, opts)?;
+    let (mut journal, resumed, journal_cut) = match start {
+        Start::Fresh => {
+            std::fs::create_dir_all(&control).map_err(io_err("cannot create", &control))?;
+            let writer = open_err(Writer::create(&journal_path, &header), &journal_path)?;
+            if opts.durable {
+                // The journal's directory entries, so a power loss cannot leave outputs without it.
+                for dir in [Some(control.as_path()), Some(dst.as_path()), dst.parent()]
+                    .into_iter()
+                    .flatten()
+                {
+                    fsio::fsync_dir(dir).map_err(io_err("cannot sync", dir))?;
+                }
+            }
+            (writer, false, false)
+        }
+        Start::Resume => {
+            let (writer, cut) = open_err(Writer::reopen(&journal_path), &journal_path)?;
+            (writer, true, cut)
+        }
+    };
+    let temps_removed = if resumed {
+        fsio::remove_temps(&dst, &shard_temp_prefix(&shard_tag(opts.shard)))
+            .map_err(io_err("cannot remove stale temp files in", &dst))?
+    } else {
+        0
+    };
+    let done = if resumed {
+        completed_and_intact(&journal_path, &dst)?
+    } else {
+        HashSet::new()
+    };
+    journal
+        .append(
+            &[Line {
+                event: Event::Session,
+                resume: Some(resumed),
+                ..Line::default()
+            }],
+            opts.durable,
+        )
+        .map_err(io_err("cannot write", &journal_path))?;
+
+    let todo: Vec<usize> = mine
+        .iter()
+        .copied()
+        .filter(|&i| !done.contains(listing.runs[i].as_str()))
+        .collect();
+    let skipped = (mine.len() - todo.len()) as u64;
+    let dst_dir = File::open(&dst).map_err(io_err("cannot open", &dst))?;
+    progress.begin(todo.len() as u64, skipped);
+    convert_all(&ctx, opts, &todo, &pool, &mut journal, &dst_dir, progress)?;
+    if !opts.durable {
+        fsio::syncfs(&dst_dir).map_err(io_err("cannot sync", &dst))?;
+    }
+
+    progress.verifying();
+    let names: HashSet<&str> = mine.iter().map(|&i| listing.runs[i].as_str()).collect();
+    let verified = verify(
+        &ctx,
+        &journal_path,
+        &names,
+        &pool,
+        &mut builder,
+        opts.chunk_size,
+    )?;
+    builder.verified(verified);
+    let report = builder.finish();
+    let mut text = serde_json::to_string_pretty(&report).expect("reports are JSON");
+    text.push('\n');
+    let report_file = control.join(report_name(opts.shard));
+    write_atomic(
+        &control,
+        &report_name(opts.shard),
+        text.as_bytes(),
+        opts.durable,
+        &ctx.temps,
+    )
+    .map_err(io_err("cannot write", &report_file))?;
+    if opts.durable {
+        fsio::fsync_dir(&control).map_err(io_err("cannot sync", &control))?;
+    } else {
+        fsio::syncfs(&dst_dir).map_err(io_err("cannot sync", &dst))?;
+    }
+    progress.end();
+    Ok(Summary {
+        report,
+        resumed,
+        skipped,
+        temps_removed,
+        journal_cut,
+        journal: Some(journal.path().to_owned()),
+        report_file: Some(report_file),
+    })
+}
+
+/// Converts the runs `todo` chunk by chunk on the pool while a committer thread makes each
+/// finished chunk durable and journals it, so conversion never waits for a sync. At most two
+/// chunks are ahead of the committer. A DST failure stops the batch after the chunk it hit has
+/// been committed.
+fn convert_all(
+    ctx: &Ctx,
+    opts: &Options,
+    todo: &[usize],
+    pool: &rayon::ThreadPool,
+    journal: &mut Writer,
+    dst_dir: &File,
+    progress: &dyn Progress,
+) -> Result<(), MigrateError> {
+    enum Batch {
+        Started(Vec<Line>),
+        Finished(Vec<Line>),
+    }
+    let journal_path = journal.path().to_owned();
+    let (sender, receiver) = std::sync::mpsc::sync_channel::<Batch>(2);
+    std::thread::scope(|scope| {
+        let committer = scope.spawn(move || -> Result<(), MigrateError> {
+            let write_err = |err| io_err("cannot write", &journal_path)(err);
+            while let Ok(first) = receiver.recv() {
+                // Every chunk finished by now shares one sync: the slower the disk, the more.
+                let mut finished = Vec::new();
+                for batch in std::iter::once(first).chain(receiver.try_iter()) {
+                    match batch {
+                        Batch::Started(lines) => {
+                            journal.append(&lines, false).map_err(&write_err)?
+                        }
+                        Batch::Finished(lines) => finished.extend(lines),
+                    }
+                }
+                if !finished.is_empty() {
+                    commit(ctx, dst_dir, &finished)?;
+                    journal
+                        .append(&finished, opts.durable)
+                        .map_err(&write_err)?;
+                    progress.advance(finished.len() as u64);
+                }
+            }
+            Ok(())
+        });
+        let mut stopped = Ok(());
+        for chunk in todo.chunks(opts.chunk_size) {
+            let started = chunk
+                .iter()
+                .map(|&i| Line {
+                    event: Event::Started,
+                    run: Some(ctx.runs[i].clone()),
+                    ..Line::default()
+                })
+                .collect();
+            if sender.send(Batch::Started(started)).is_err() {
+                break;
+            }
+            let results: Vec<Result<Line, MigrateError>> =
+                pool.install(|| chunk.par_iter().map(|&i| work(ctx, i)).collect());
+            let mut lines = Vec::with_capacity(results.len());
+            for result in results {
+                match result {
+                    Ok(line) => lines.push(line),
+                    Err(err) => {
+                        if stopped.is_ok() {
+                            stopped = Err(err);
+                        }
+                    }
+                }
+            }
+            if sender.send(Batch::Finished(lines)).is_err() || stopped.is_err() {
+                break;
+            }
+        }
+        drop(sender);
+        let committed = committer
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        committed.and(stopped)
+    })
+}
+
+fn open_err<T>(result: Result<T, OpenError>, path: &Path) -> Result<T, MigrateError> {
+    result.map_err(|err| match err {
+        OpenError::Locked(path) => MigrateError::Usage(format!(
+            "another planrun migrate is working on this shard of DST (it holds the lock on {})",
+            path.display()
+        )),
+        OpenError::Io(source) if source.kind() == io::ErrorKind::AlreadyExists => {
+            MigrateError::Usage(format!(
+                "{} appeared while starting: another planrun migrate is working on this shard of DST",
+                path.display()
+            ))
+        }
+        OpenError::Io(source) => MigrateError::Io {
+            what: "cannot open the journal",
+            path: path.to_owned(),
+            source,
+        },
+    })
+}
+
+fn dry_run(
+    ctx: &Ctx,
+    opts: &Options,
+    mine: &[usize],
+    pool: &rayon::ThreadPool,
+    mut builder: Builder,
+    progress: &dyn Progress,
+) -> Result<Summary, MigrateError> {
+    progress.begin(mine.len() as u64, 0);
+    let mut verified = 0;
+    for chunk in mine.chunks(opts.chunk_size) {
+        let lines: Vec<Result<Line, MigrateError>> =
+            pool.install(|| chunk.par_iter().map(|&i| work(ctx, i)).collect());
+        for line in lines {
+            let line = line?;
+            verified += u64::from(line.event == Event::Completed);
+            builder.add(&line);
+        }
+        progress.advance(chunk.len() as u64);
+    }
+    builder.verified(verified);
+    progress.end();
+    Ok(Summary {
+        report: builder.finish(),
+        resumed: false,
+        skipped: 0,
+        temps_removed: 0,
+        journal_cut: false,
+        journal: None,
+        report_file: None,
+    })
+}
+
+/// An absolute path with every existing ancestor canonicalised (DST may not exist yet).
+fn absolute(path: &Path) -> io::Result<PathBuf> {
+    let path = if path.is_absolute() {
+        path.to_owned()
+    } else {
+        std::env::current_dir()?.join(path)
+    };
+    for ancestor in path.ancestors() {
+        match std::fs::canonicalize(ancestor) {
+            Ok(mut out) => {
+                let rest = path
+                    .strip_prefix(ancestor)
+                    .expect("an ancestor is a prefix");
+                for component in rest.components() {
+                    match component {
+                        Component::Normal(name) => out.push(name),
+                        Component::ParentDir => {
+                            out.pop();
+                        }
+                        _ => {}
+                    }
+                }
+                return Ok(out);
+            }
+            Err(err) if err.kind() == io::ErrorKind::NotFound => continue,
+            Err(err) => return Err(err),
+        }
+    }
+    Err(io::Error::new(
+        io::ErrorKind::NotFound,
+        "no existing ancestor",
+    ))
+}
+
+enum Start {
+    Fresh,
+    Resume,
+}
+
+/// Decides whether DST allows a fresh start or a resume, creating it when it does not exist.
+fn prepare(
+    dst: &Path,
+    journal: &Path,
+    header: &Line,
+    opts: &Options,
+) -> Result<Start, MigrateError> {
+    match std::fs::symlink_metadata(dst) {
+        Err(err) if err.kind() == io::ErrorKind::NotFound => {
+            std::fs::create_dir_all(dst).map_err(io_err("cannot create DST", dst))?;
+            return Ok(Start::Fresh);
+        }
+        Err(err) => return Err(io_err("cannot read DST", dst)(err)),
+        Ok(meta) if !meta.is_dir() => {
+            return Err(MigrateError::Usage(format!(
+                "DST {} exists and is not a directory",
+                dst.display()
+            )))
+        }
+        Ok(_) => {}
+    }
+    if journal.exists() {
+        let found = journal::read_header(journal).map_err(io_err("cannot read", journal))?;
+        let Some(found) = found else {
+            if !opts.resume {
+                return Err(MigrateError::Usage(format!(
+                    "DST holds a journal without a valid header ({}): pass --resume to start this shard over",
+                    journal.display()
+                )));
+            }
+            // Only a power loss right after creating the journal leaves it without a header;
+            // nothing was written after it, so the shard starts over.
+            std::fs::remove_file(journal).map_err(io_err("cannot remove", journal))?;
+            return Ok(Start::Fresh);
+        };
+        let checks = [
+            ("journal format", &found.format, &header.format),
+            ("source store", &found.src, &header.src),
+            ("shard", &found.shard, &header.shard),
+            ("tool version", &found.tool, &header.tool),
+            ("config (--config)", &found.config, &header.config),
+        ];
+        for (what, was, now) in checks {
+            if was != now {
+                return Err(MigrateError::Usage(format!(
+                    "DST holds a migration with another {what} ({} there, {} now): choose a new DST",
+                    was.as_deref().unwrap_or("none"),
+                    now.as_deref().unwrap_or("none")
+                )));
+            }
+        }
+        if !opts.resume {
+            return Err(MigrateError::Usage(format!(
+                "DST {} holds an earlier migration of {} (journal {}): pass --resume to continue it, or choose a new DST",
+                dst.display(),
+                found.src.as_deref().unwrap_or("?"),
+                journal.display()
+            )));
+        }
+        return Ok(Start::Resume);
+    }
+    check_new(dst, header, opts.shard)?;
+    Ok(Start::Fresh)
+}
+
+/// A fresh start needs DST empty, or (for a shard) holding only the work of sibling shards of
+/// the same store and split.
+fn check_new(dst: &Path, header: &Line, shard: Option<Shard>) -> Result<(), MigrateError> {
+    let not_new = || {
+        MigrateError::Usage(format!(
+            "DST {} is not empty and holds no migration of this store to resume: choose a new or empty directory",
+            dst.display()
+        ))
+    };
+    let mut others = false;
+    for entry in std::fs::read_dir(dst).map_err(io_err("cannot list DST", dst))? {
+        let entry = entry.map_err(io_err("cannot list DST", dst))?;
+        others |= entry.file_name() != CONTROL_DIR;
+    }
+    let control = dst.join(CONTROL_DIR);
+    let mut siblings = 0;
+    if control.is_dir() {
+        let suffix = shard.map(|s| format!("-of-{}", s.count));
+        for entry in std::fs::read_dir(&control).map_err(io_err("cannot list", &control))? {
+            let entry = entry.map_err(io_err("cannot list", &control))?;
+            let name = entry.file_name();
+            let name = name.to_str().unwrap_or("");
+            if name.starts_with(fsio::TEMP_PREFIX) {
+                continue;
+            }
+            // Only a sharded migration shares DST, with the other shards of the same split.
+            let Some(suffix) = suffix.as_deref() else {
+                return Err(not_new());
+            };
+            let journal_of = name
+                .strip_prefix("journal-")
+                .and_then(|n| n.strip_suffix(".jsonl"));
+            let report_of = name
+                .strip_prefix("report-")
+                .and_then(|n| n.strip_suffix(".json"));
+            match (journal_of, report_of) {
+                (Some(tag), _) if tag.ends_with(suffix) => {
+                    let sibling = journal::read_header(&entry.path())
+                        .map_err(io_err("cannot read", &entry.path()))?;
+                    match sibling {
+                        Some(h) if h.src == header.src => siblings += 1,
+                        Some(h) => {
+                            return Err(MigrateError::Usage(format!(
+                                "DST holds shards of a migration of another store ({})",
+                                h.src.as_deref().unwrap_or("?")
+                            )))
+                        }
+                        // A sibling that is just starting.
+                        None => siblings += 1,
+                    }
+                }
+                (_, Some(tag)) if tag.ends_with(suffix) => {}
+                _ => return Err(not_new()),
+            }
+        }
+    }
+    if others && siblings == 0 {
+        return Err(not_new());
+    }
+    Ok(())
+}
+
+/// The runs whose last journal line is `completed` and whose outputs still match it.
+fn completed_and_intact(journal: &Path, dst: &Path) -> Result<HashSet<String>, MigrateError> {
+    let last = last_final_lines(journal)?;
+    let mut done = HashSet::new();
+    let mut reader = Reader::open(journal).map_err(io_err("cannot read", journal))?;
+    let mut index = 0u64;
+    while let Some(line) = reader.next_line().map_err(io_err("cannot read", journal))? {
+        index += 1;
+        let Some(run) = line.run.as_deref() else {
+            continue;
+        };
+        if line.event == Event::Completed
+            && last.get(run) == Some(&index)
+            && check_files(dst, &line).is_ok()
+        {
+            done.insert(run.to_owned());
+        }
+    }
+    Ok(done)
+}
+
+/// For every run, the (1-based) index of its last `completed`/`failed` line.
+fn last_final_lines(journal: &Path) -> Result<HashMap<String, u64>, MigrateError> {
+    let mut last = HashMap::new();
+    let mut reader = Reader::open(journal).map_err(io_err("cannot read", journal))?;
+    let mut index = 0u64;
+    while let Some(line) = reader
+        .next_as::<Head>()
+        .map_err(io_err("cannot read", journal))?
+    {
+        index += 1;
+        if line.is_final() {
+            if let Some(run) = line.run {
+                last.insert(run, index);
+            }
+        }
+    }
+    Ok(last)
+}
+
+/// Converts one run and writes its outputs (nothing in a dry run); the journal line to record.
+/// Problems with the run are in the line; an error is a DST failure that stops the batch.
+fn work(ctx: &Ctx, index: usize) -> Result<Line, MigrateError> {
+    let clock = Instant::now();
+    let name = &ctx.runs[index];
+    let path = ctx.src.join(name);
+    let result = match ctx.conflicts[index] {
+        Some(winner) => {
+            let winner = &ctx.runs[winner];
+            RunResult {
+                path: path.clone(),
+                bytes_in: std::fs::symlink_metadata(&path).map_or(0, |m| m.len()),
+                source_version: None,
+                outcome: Err(Failure::rejected(
+                    &path,
+                    "conflict",
+                    format!(
+                        "{name} and {winner} map to the same V2 run prun-{}; {winner} sorts first and wins",
+                        run_key(name).unwrap_or("?")
+                    ),
+                )),
+            }
+        }
+        None => crate::entry::convert_run_cached(&path, &ctx.src, ctx.config, &ctx.end_users),
+    };
+    let mut line = Line {
+        run: Some(name.clone()),
+        version: result.source_version.clone(),
+        bytes_in: Some(result.bytes_in),
+        ..Line::default()
+    };
+    let outcome = match result.outcome {
+        Ok(out) => write_outputs(ctx, &out.id, &out.bytes, &out.agent_memory)
+            .map(|written| written.map(|memory| (out, memory)))?,
+        Err(failure) => Err(failure),
+    };
+    match outcome {
+        Ok((out, memory)) => {
+            line.event = Event::Completed;
+            line.class = Some(out.class);
+            line.bytes_out = Some(out.bytes.len() as u64);
+            line.hash = Some(content_hash(&out.bytes));
+            line.entries = Some(entry_counts(&out.report));
+            line.memory = Some(memory);
+            line.id = Some(out.id);
+        }
+        Err(failure) => {
+            line.event = Event::Failed;
+            line.class = Some(failure.class);
+            line.error = Some((&failure).into());
+        }
+    }
+    line.micros = Some(u64::try_from(clock.elapsed().as_micros()).unwrap_or(u64::MAX));
+    Ok(line)
+}
+
+/// The journaled hash of an output's bytes: XXH3-64 in hex, fast enough to hash every output
+/// twice (when written and when verified).
+fn content_hash(bytes: &[u8]) -> String {
+    format!("{:016x}", xxhash_rust::xxh3::xxh3_64(bytes))
+}
+
+/// Copies the agent-memory files (read failures fail the run), then writes the V2 document; in
+/// a dry run, checks the document instead. The outer error is a DST failure.
+fn write_outputs(
+    ctx: &Ctx,
+    id: &str,
+    bytes: &[u8],
+    memory: &[MemoryFile],
+) -> Result<Result<Vec<MemoryRecord>, Failure>, MigrateError> {
+    let mut records = Vec::with_capacity(memory.len());
+    for file in memory {
+        let content = match read_nofollow(&file.source) {
+            Ok(content) => content,
+            Err(err) => {
+                return Ok(Err(Failure::rejected(
+                    &file.source,
+                    "io",
+                    format!("cannot read the agent-memory file: {err}"),
+                )))
+            }
+        };
+        let relative = file.relative.to_string_lossy().into_owned();
+        if !ctx.dry_run {
+            let target = ctx.dst.join(&file.relative);
+            let dir = target
+                .parent()
+                .expect("agent-memory files are in a directory");
+            match std::fs::create_dir(dir) {
+                Err(err) if err.kind() != io::ErrorKind::AlreadyExists => {
+                    return Err(io_err("cannot create", dir)(err))
+                }
+                _ => {}
+            }
+            let file_name = target
+                .file_name()
+                .and_then(|n| n.to_str())
+                .expect("checked names are UTF-8");
+            write_atomic(dir, file_name, &content, ctx.durable, &ctx.temps)
+                .map_err(io_err("cannot write", &target))?;
+        }
+        records.push(MemoryRecord {
+            path: relative,
+            bytes: content.len() as u64,
+            hash: content_hash(&content),
+        });
+    }
+    let name = format!("{id}.json");
+    if ctx.dry_run {
+        check_document(bytes, id).map_err(|problem| MigrateError::Verify {
+            count: 1,
+            first: vec![format!("{name}: {problem}")],
+        })?;
+    } else {
+        write_atomic(&ctx.dst, &name, bytes, ctx.durable, &ctx.temps)
+            .map_err(io_err("cannot write", &ctx.dst.join(&name)))?;
+    }
+    Ok(Ok(records))
+}
+
+/// Makes a chunk's outputs durable before its lines are journaled: one `syncfs`, or (durable)
+/// an fsync of every directory the chunk wrote into (its files were fsynced before renaming).
+fn commit(ctx: &Ctx, dst_dir: &File, lines: &[Line]) -> Result<(), MigrateError> {
+    if !ctx.durable {
+        return fsio::syncfs(dst_dir).map_err(io_err("cannot sync", &ctx.dst));
+    }
+    let mut dirs = BTreeSet::new();
+    for line in lines.iter().filter(|l| l.event == Event::Completed) {
+        for memory in line.memory.iter().flatten() {
+            if let Some(parent) = Path::new(&memory.path).parent() {
+                dirs.insert(ctx.dst.join(parent));
+            }
+        }
+    }
+    for dir in dirs.iter().chain([&ctx.dst]) {
+        fsio::fsync_dir(dir).map_err(io_err("cannot sync", dir))?;
+    }
+    Ok(())
+}
+
+/// A V2 document read back with a fresh reader: strict serde into `PlanRunV2` (which accepts
+/// exactly what the published schema accepts, law 4, proven by the test suite), holding the id
+/// its file is named by. serde is the cheaper of the two equal verdicts: about two thirds of the
+/// cost of building a JSON tree and walking the schema over it (callgrind, generated store).
+fn check_document(bytes: &[u8], id: &str) -> Result<(), String> {
+    let run: PlanRunV2 = match std::str::from_utf8(bytes) {
+        Ok(text) => serde_json::from_str(text),
+        Err(_) => serde_json::from_slice(bytes),
+    }
+    .map_err(|e| format!("not a PlanRunV2: {e}"))?;
+    if run.id != id {
+        return Err(format!("holds run {}", run.id));
+    }
+    Ok(())
+}
+
+/// Checks a completed run's files against its journal line: sizes and hashes.
+fn check_files(dst: &Path, line: &Line) -> Result<Vec<u8>, String> {
+    let id = line.id.as_deref().ok_or("no id journaled")?;
+    safe_component(id).map_err(|why| format!("bad id {id:?}: {why}"))?;
+    let name = format!("{id}.json");
+    let bytes = read_nofollow(&dst.join(&name)).map_err(|e| format!("{name}: {e}"))?;
+    if Some(bytes.len() as u64) != line.bytes_out || Some(content_hash(&bytes)) != line.hash {
+        return Err(format!("{name}: not the bytes the journal recorded"));
+    }
+    for memory in line.memory.iter().flatten() {
+        let content =
+            read_nofollow(&dst.join(&memory.path)).map_err(|e| format!("{}: {e}", memory.path))?;
+        if content.len() as u64 != memory.bytes || content_hash(&content) != memory.hash {
+            return Err(format!(
+                "{}: not the bytes the journal recorded",
+                memory.path
+            ));
+        }
+    }
+    Ok(bytes)
+}
+
+/// The verify pass: every run of the shard has a final journal line; every completed run's
+/// output is re-read from disk and checked. Feeds the report; returns how many outputs passed.
+fn verify(
+    ctx: &Ctx,
+    journal: &Path,
+    names: &HashSet<&str>,
+    pool: &rayon::ThreadPool,
+    builder: &mut Builder,
+    chunk_size: usize,
+) -> Result<u64, MigrateError> {
+    let last = last_final_lines(journal)?;
+    let mut problems: Vec<String> = Vec::new();
+    if let Some(stray) = last.keys().find(|run| !names.contains(run.as_str())) {
+        problems.push(format!(
+            "the journal records {stray}, which is not a run of this shard of SRC (did SRC change?)"
+        ));
+    }
+    let unsettled = names.iter().filter(|run| !last.contains_key(**run)).count();
+    if unsettled > 0 {
+        problems.push(format!(
+            "{unsettled} run(s) of the shard have no final journal line"
+        ));
+    }
+    let mut reader = Reader::open(journal).map_err(io_err("cannot read", journal))?;
+    let mut index = 0u64;
+    let mut batch: Vec<Line> = Vec::with_capacity(chunk_size);
+    let mut verified = 0u64;
+    let mut completed = 0u64;
+    let check = |line: &Line| {
+        let bytes = check_files(&ctx.dst, line)?;
+        check_document(&bytes, line.id.as_deref().unwrap_or(""))
+            .map_err(|e| format!("{}.json: {e}", line.id.as_deref().unwrap_or("?")))
+    };
+    let mut tally = |results: Vec<Result<(), String>>, problems: &mut Vec<String>| {
+        for result in results {
+            match result {
+                Ok(()) => verified += 1,
+                Err(problem) => problems.push(problem),
+            }
+        }
+    };
+    // The pool checks one batch while this thread reads the journal for the next.
+    std::thread::scope(|scope| -> Result<(), MigrateError> {
+        let check_batch = |batch: Vec<Line>| {
+            scope.spawn(move || -> Vec<Result<(), String>> {
+                pool.install(|| batch.par_iter().map(check).collect())
+            })
+        };
+        let joined = |handle: std::thread::ScopedJoinHandle<'_, Vec<Result<(), String>>>| {
+            handle
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+        };
+        let mut in_flight = None;
+        while let Some(line) = reader.next_line().map_err(io_err("cannot read", journal))? {
+            index += 1;
+            let is_last = line
+                .run
+                .as_deref()
+                .is_some_and(|run| last.get(run) == Some(&index));
+            if !is_last {
+                continue;
+            }
+            builder.add(&line);
+            if line.event == Event::Completed {
+                completed += 1;
+                batch.push(line);
+                if batch.len() == chunk_size {
+                    if let Some(handle) = in_flight.take() {
+                        tally(joined(handle), &mut problems);
+                    }
+                    in_flight = Some(check_batch(std::mem::take(&mut batch)));
+                }
+            }
+        }
+        if let Some(handle) = in_flight.take() {
+            tally(joined(handle), &mut problems);
+        }
+        tally(joined(check_batch(batch)), &mut problems);
+        Ok(())
+    })?;
+    if verified != completed && problems.is_empty() {
+        problems.push(format!(
+            "{completed} completed runs, {verified} verified outputs"
+        ));
+    }
+    if problems.is_empty() {
+        Ok(verified)
+    } else {
+        Err(MigrateError::Verify {
+            count: problems.len(),
+            first: problems.into_iter().take(5).collect(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shards_parse_and_split_every_name_exactly_once() {
+        assert_eq!("1/4".parse(), Ok(Shard { index: 1, count: 4 }));
+        for bad in ["4/4", "1", "a/2", "0/0", "-1/2"] {
+            assert!(bad.parse::<Shard>().is_err(), "{bad}");
+        }
+        let shards: Vec<Shard> = (0..3).map(|index| Shard { index, count: 3 }).collect();
+        for i in 0..100 {
+            let name = format!("prun-{i}.json");
+            assert_eq!(shards.iter().filter(|s| s.owns(&name)).count(), 1);
+        }
+        assert_eq!(journal_name(Some(shards[2])), "journal-2-of-3.jsonl");
+        assert_eq!(report_name(None), "report.json");
+    }
+
+    #[test]
+    fn verify_accepts_only_a_v2_run_with_the_id_of_its_name() {
+        let store = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/store");
+        let listing = list_store(&store).unwrap();
+        let config = ResolvedConfig::sdk_defaults().unwrap();
+        let result = crate::entry::convert_run(&store.join(&listing.runs[0]), &store, &config);
+        let out = result.outcome.unwrap();
+        assert_eq!(check_document(&out.bytes, &out.id), Ok(()));
+
+        let other = "prun-00000000-0000-0000-0000-000000000000";
+        assert_eq!(
+            check_document(&out.bytes, other),
+            Err(format!("holds run {}", out.id))
+        );
+        let mut tree: serde_json::Value = serde_json::from_slice(&out.bytes).unwrap();
+        tree["state"] = serde_json::json!("PAUSED_FOREVER");
+        let unknown_state = serde_json::to_vec(&tree).unwrap();
+        let cut = &out.bytes[..out.bytes.len() / 2];
+        for bad in [&unknown_state[..], cut, &b"[]"[..], &b"\xff"[..]] {
+            let problem = check_document(bad, &out.id).unwrap_err();
+            assert!(problem.starts_with("not a PlanRunV2: "), "{problem}");
+        }
+    }
+
+    #[test]
+    fn absolute_paths_resolve_missing_tails() {
+        let dir = tempfile::tempdir().unwrap();
+        let canon = std::fs::canonicalize(dir.path()).unwrap();
+        assert_eq!(
+            absolute(&dir.path().join("a/./b/../c")).unwrap(),
+            canon.join("a/c")
+        );
+    }
+}

@@ -1,0 +1,588 @@
+//! The JSON report of a migration (`DST/.planrun/report[-i-of-n].json`, and `--report FILE`):
+//! counts per outcome and per source version, loss-report entry totals per kind and per field,
+//! the slowest and largest runs, every rejected or blocked run with where and why, and the store
+//! entries a migration does not read. Shard reports merge into one ([`merge`]).
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::Path;
+
+use indexmap::IndexMap;
+use serde::{Deserialize, Serialize};
+
+use super::journal::Line;
+use super::Shard;
+use planrun_converter::report::{EntryKind, LossReport};
+use crate::entry::Class;
+
+/// The `format` of a report.
+pub const REPORT_FORMAT: &str = "planrun-migrate-report/1";
+
+/// How many runs the `slowest` and `largest` lists hold.
+pub const TOP: usize = 10;
+
+const KINDS: [EntryKind; 6] = [
+    EntryKind::Renamed,
+    EntryKind::Moved,
+    EntryKind::Derived,
+    EntryKind::Defaulted,
+    EntryKind::Coerced,
+    EntryKind::Dropped,
+];
+
+/// A migration report.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BatchReport {
+    /// [`REPORT_FORMAT`].
+    pub format: String,
+    /// The canonical source store.
+    pub src: String,
+    /// The destination (`null` for a dry run).
+    pub dst: Option<String>,
+    /// Whether nothing was written.
+    pub dry_run: bool,
+    /// How many shards the store is split into (1: not sharded).
+    pub shard_count: u64,
+    /// The shards this report covers.
+    pub shards: Vec<u64>,
+    /// Runs covered.
+    pub runs: u64,
+    /// Runs per outcome class.
+    pub outcomes: IndexMap<String, u64>,
+    /// Runs per source version (`W1`, `R1–R2`, `V2`, `unknown` when unreadable) and class.
+    pub source_versions: IndexMap<String, IndexMap<String, u64>>,
+    /// Loss-report entry totals.
+    pub entries: EntryTotals,
+    /// Agent-memory files copied.
+    pub agent_memory_files: u64,
+    /// Outputs re-read and checked by the verify pass.
+    pub verified: u64,
+    /// The slowest runs, slowest first.
+    pub slowest: Vec<RunStat>,
+    /// The largest run files, largest first.
+    pub largest: Vec<RunStat>,
+    /// Every rejected or blocked run, by path.
+    pub failures: Vec<FailureEntry>,
+    /// Store entries a migration does not read (symlinks, special files, non-UTF-8 names).
+    pub ignored: Vec<Ignored>,
+}
+
+/// Loss-report entry totals.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct EntryTotals {
+    /// Per entry kind (`renamed`, `moved`, `derived`, `defaulted`, `coerced`, `dropped`).
+    pub per_kind: IndexMap<String, u64>,
+    /// Per field (the entry's source pointer, else its target, with array indexes and map keys
+    /// replaced by `*`), then per kind.
+    pub per_field: IndexMap<String, IndexMap<String, u64>>,
+}
+
+/// One run in the `slowest`/`largest` lists.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunStat {
+    /// The run file.
+    pub path: String,
+    /// Its V2 id, when converted.
+    pub id: Option<String>,
+    /// Its outcome.
+    pub class: Class,
+    /// Its source versions, when known.
+    pub version: Option<String>,
+    /// Microseconds spent on it.
+    pub micros: u64,
+    /// Size of the run file.
+    pub bytes_in: u64,
+    /// Size of its V2 document, when converted.
+    pub bytes_out: Option<u64>,
+}
+
+/// A rejected or blocked run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FailureEntry {
+    /// The run file.
+    pub path: String,
+    /// `rejected` or `blocked`.
+    pub class: Class,
+    /// The file at fault (the run, its plan, end user or agent-memory file), or the missing file.
+    pub file: String,
+    /// JSON pointer into `file`, when known.
+    pub pointer: Option<String>,
+    /// 1-based line in `file`; 0 when unknown.
+    pub line: usize,
+    /// 1-based column in `file`; 0 when unknown.
+    pub column: usize,
+    /// The failure kind (`syntax`, `unrecognised`, `missing_plan`, `unsafe_name`, `symlink`, …).
+    pub kind: String,
+    /// What is wrong.
+    pub message: String,
+}
+
+/// A store entry a migration does not read.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Ignored {
+    /// The entry.
+    pub path: String,
+    /// Why it is not read.
+    pub reason: String,
+}
+
+/// Map containers whose keys are data (step output names, input names, …), not field names.
+const KEYED: [&str; 6] = [
+    "step_outputs",
+    "plan_run_inputs",
+    "additional_data",
+    "entries",
+    "extra",
+    "fields",
+];
+
+/// The field a pointer names: array indexes and map keys replaced by `*`
+/// (`/run/outputs/step_outputs/$flights` → `/run/outputs/step_outputs/*`).
+pub fn field_of(pointer: &str) -> String {
+    let mut out = String::with_capacity(pointer.len());
+    let mut prev = "";
+    // Split on the byte: `str::split('/')` costs a searcher per token, on every journal line.
+    let tokens = pointer.as_bytes().split(|&b| b == b'/').skip(1);
+    for token in tokens.map(|t| std::str::from_utf8(t).expect("split at an ASCII byte")) {
+        out.push('/');
+        let index = !token.is_empty() && token.bytes().all(|b| b.is_ascii_digit());
+        if index || KEYED.contains(&prev) {
+            out.push('*');
+        } else {
+            out.push_str(token);
+        }
+        prev = token;
+    }
+    out
+}
+
+/// A run's loss-report entries counted per kind and field, sorted: the `entries` of its
+/// journal line.
+pub fn entry_counts(report: &LossReport) -> Vec<(String, String, u64)> {
+    let mut counts: BTreeMap<(EntryKind, String), u64> = BTreeMap::new();
+    for entry in &report.entries {
+        let pointer = entry.from.as_deref().or(entry.to.as_deref()).unwrap_or("");
+        *counts.entry((entry.kind, field_of(pointer))).or_default() += 1;
+    }
+    counts
+        .into_iter()
+        .map(|((kind, field), n)| (kind.as_str().to_owned(), field, n))
+        .collect()
+}
+
+/// Builds a report from the final journal line of every run.
+#[derive(Debug)]
+pub struct Builder {
+    report: BatchReport,
+    src_dir: String,
+}
+
+impl Builder {
+    /// An empty report.
+    pub fn new(src: &Path, dst: Option<&Path>, dry_run: bool, shard: Option<Shard>) -> Self {
+        let src_dir = src.to_string_lossy().into_owned();
+        Builder {
+            report: BatchReport {
+                format: REPORT_FORMAT.to_owned(),
+                src: src_dir.clone(),
+                dst: dst.map(|d| d.to_string_lossy().into_owned()),
+                dry_run,
+                shard_count: shard.map_or(1, |s| s.count),
+                shards: vec![shard.map_or(0, |s| s.index)],
+                runs: 0,
+                outcomes: Class::ALL
+                    .iter()
+                    .map(|c| (c.as_str().to_owned(), 0))
+                    .collect(),
+                source_versions: IndexMap::new(),
+                entries: EntryTotals {
+                    per_kind: KINDS.iter().map(|k| (k.as_str().to_owned(), 0)).collect(),
+                    per_field: IndexMap::new(),
+                },
+                agent_memory_files: 0,
+                verified: 0,
+                slowest: Vec::new(),
+                largest: Vec::new(),
+                failures: Vec::new(),
+                ignored: Vec::new(),
+            },
+            src_dir,
+        }
+    }
+
+    /// Adds a run's final (`completed` or `failed`) line.
+    pub fn add(&mut self, line: &Line) {
+        let (Some(run), Some(class)) = (line.run.as_deref(), line.class) else {
+            return;
+        };
+        let report = &mut self.report;
+        let path = format!("{}/{run}", self.src_dir);
+        report.runs += 1;
+        // Counted without allocating keys that are already there: this runs once per run.
+        bump(&mut report.outcomes, class.as_str(), 1);
+        let version = line.version.as_deref().unwrap_or("unknown");
+        bump_nested(&mut report.source_versions, version, class.as_str(), 1);
+        for (kind, field, n) in line.entries.iter().flatten() {
+            bump(&mut report.entries.per_kind, kind, *n);
+            bump_nested(&mut report.entries.per_field, field, kind, *n);
+        }
+        report.agent_memory_files += line.memory.as_ref().map_or(0, |m| m.len() as u64);
+        let stat = RunStat {
+            path: path.clone(),
+            id: line.id.clone(),
+            class,
+            version: line.version.clone(),
+            micros: line.micros.unwrap_or(0),
+            bytes_in: line.bytes_in.unwrap_or(0),
+            bytes_out: line.bytes_out,
+        };
+        report.slowest.push(stat.clone());
+        report.largest.push(stat);
+        if report.slowest.len() > 8 * TOP {
+            top(&mut report.slowest, &mut report.largest);
+        }
+        if let Some(error) = &line.error {
+            report.failures.push(FailureEntry {
+                path,
+                class,
+                file: error.file.clone(),
+                pointer: error.pointer.clone(),
+                line: error.line,
+                column: error.column,
+                kind: error.kind.clone(),
+                message: error.message.clone(),
+            });
+        }
+    }
+
+    /// Records a store entry the migration does not read.
+    pub fn ignore(&mut self, path: &Path, reason: &str) {
+        self.report.ignored.push(Ignored {
+            path: path.to_string_lossy().into_owned(),
+            reason: reason.to_owned(),
+        });
+    }
+
+    /// Records how many outputs the verify pass checked.
+    pub fn verified(&mut self, n: u64) {
+        self.report.verified = n;
+    }
+
+    /// The finished report, every list in its documented order.
+    pub fn finish(mut self) -> BatchReport {
+        for kinds in self.report.entries.per_field.values_mut() {
+            kinds.sort_keys();
+        }
+        normalise(&mut self.report);
+        self.report
+    }
+}
+
+/// Adds `n` to the count of `key`, allocating the key only when it is new.
+fn bump(map: &mut IndexMap<String, u64>, key: &str, n: u64) {
+    match map.get_mut(key) {
+        Some(count) => *count += n,
+        None => {
+            map.insert(key.to_owned(), n);
+        }
+    }
+}
+
+/// [`bump`] for the count of `inner` within `outer`.
+fn bump_nested(
+    map: &mut IndexMap<String, IndexMap<String, u64>>,
+    outer: &str,
+    inner: &str,
+    n: u64,
+) {
+    match map.get_mut(outer) {
+        Some(counts) => bump(counts, inner, n),
+        None => {
+            map.insert(outer.to_owned(), IndexMap::from([(inner.to_owned(), n)]));
+        }
+    }
+}
+
+fn top(slowest: &mut Vec<RunStat>, largest: &mut Vec<RunStat>) {
+    slowest.sort_by(|a, b| b.micros.cmp(&a.micros).then_with(|| a.path.cmp(&b.path)));
+    slowest.truncate(TOP);
+    largest.sort_by(|a, b| {
+        b.bytes_in
+            .cmp(&a.bytes_in)
+            .then_with(|| a.path.cmp(&b.path))
+    });
+    largest.truncate(TOP);
+}
+
+fn version_rank(version: &str) -> (usize, &str) {
+    let order = ["W1", "R0", "R1", "R2", "R3", "R4", "R5", "R6", "V2"];
+    let rank = order
+        .iter()
+        .position(|v| version.starts_with(v))
+        .unwrap_or(order.len());
+    (rank, version)
+}
+
+fn normalise(report: &mut BatchReport) {
+    top(&mut report.slowest, &mut report.largest);
+    report
+        .source_versions
+        .sort_by(|a, _, b, _| version_rank(a).cmp(&version_rank(b)));
+    for classes in report.source_versions.values_mut() {
+        classes.sort_by(|a, _, b, _| class_rank(a).cmp(&class_rank(b)));
+    }
+    report.entries.per_field.sort_keys();
+    report.failures.sort_by(|a, b| a.path.cmp(&b.path));
+    report.ignored.sort_by(|a, b| a.path.cmp(&b.path));
+    report.ignored.dedup();
+    report.shards.sort_unstable();
+}
+
+fn class_rank(name: &str) -> usize {
+    Class::ALL
+        .iter()
+        .position(|c| c.as_str() == name)
+        .unwrap_or(Class::ALL.len())
+}
+
+/// Shard reports cannot be merged.
+#[derive(Debug, thiserror::Error)]
+pub enum MergeError {
+    /// Nothing to merge.
+    #[error("no reports to merge")]
+    Empty,
+    /// Not all from one store.
+    #[error("the reports are of different stores: {0} and {1}")]
+    Sources(String, String),
+    /// Different splits.
+    #[error("the reports split the store differently: into {0} and into {1} shards")]
+    ShardCounts(u64, u64),
+    /// A shard twice.
+    #[error("shard {0} is in more than one report")]
+    Duplicate(u64),
+    /// Not a report of this version.
+    #[error("not a {REPORT_FORMAT} report: {0}")]
+    Format(String),
+}
+
+/// Merges the reports of the shards of one store into one.
+pub fn merge(reports: Vec<BatchReport>) -> Result<BatchReport, MergeError> {
+    let mut reports = reports.into_iter();
+    let mut merged = reports.next().ok_or(MergeError::Empty)?;
+    if merged.format != REPORT_FORMAT {
+        return Err(MergeError::Format(merged.format));
+    }
+    for report in reports {
+        if report.format != REPORT_FORMAT {
+            return Err(MergeError::Format(report.format));
+        }
+        if report.src != merged.src {
+            return Err(MergeError::Sources(merged.src, report.src));
+        }
+        if report.shard_count != merged.shard_count {
+            return Err(MergeError::ShardCounts(
+                merged.shard_count,
+                report.shard_count,
+            ));
+        }
+        for shard in &report.shards {
+            if merged.shards.contains(shard) {
+                return Err(MergeError::Duplicate(*shard));
+            }
+            merged.shards.push(*shard);
+        }
+        if merged.dst != report.dst {
+            merged.dst = None;
+        }
+        merged.dry_run |= report.dry_run;
+        merged.runs += report.runs;
+        add_counts(&mut merged.outcomes, report.outcomes);
+        for (version, classes) in report.source_versions {
+            add_counts(merged.source_versions.entry(version).or_default(), classes);
+        }
+        add_counts(&mut merged.entries.per_kind, report.entries.per_kind);
+        for (field, kinds) in report.entries.per_field {
+            add_counts(merged.entries.per_field.entry(field).or_default(), kinds);
+        }
+        merged.agent_memory_files += report.agent_memory_files;
+        merged.verified += report.verified;
+        merged.slowest.extend(report.slowest);
+        merged.largest.extend(report.largest);
+        merged.failures.extend(report.failures);
+        merged.ignored.extend(report.ignored);
+    }
+    normalise(&mut merged);
+    Ok(merged)
+}
+
+fn add_counts(into: &mut IndexMap<String, u64>, from: IndexMap<String, u64>) {
+    for (key, n) in from {
+        *into.entry(key).or_default() += n;
+    }
+}
+
+impl BatchReport {
+    /// Runs that were rejected or blocked.
+    pub fn failed(&self) -> u64 {
+        [Class::Rejected, Class::Blocked]
+            .iter()
+            .map(|c| self.outcomes.get(c.as_str()).copied().unwrap_or(0))
+            .sum()
+    }
+
+    /// The report as the text `migrate` and `report merge` print: counts, then one line per
+    /// rejected or blocked run (`path: class (kind) file:line:column at pointer: message`).
+    pub fn to_text(&self) -> String {
+        let mut out = String::new();
+        let shards = if self.shard_count > 1 {
+            let list: Vec<String> = self.shards.iter().map(u64::to_string).collect();
+            format!(" (shard {} of {})", list.join(","), self.shard_count)
+        } else {
+            String::new()
+        };
+        let verb = if self.dry_run {
+            "dry run of"
+        } else {
+            "migrated"
+        };
+        let dst = self
+            .dst
+            .as_deref()
+            .map(|d| format!(" -> {d}"))
+            .unwrap_or_default();
+        let _ = writeln!(out, "{verb} {}{dst}{shards}: {} runs", self.src, self.runs);
+        for (class, n) in &self.outcomes {
+            let _ = writeln!(out, "{n:>10}  {class}");
+        }
+        let versions: Vec<String> = self
+            .source_versions
+            .iter()
+            .map(|(v, classes)| format!("{v} {}", classes.values().sum::<u64>()))
+            .collect();
+        let _ = writeln!(out, "  source versions: {}", versions.join(", "));
+        let kinds: Vec<String> = self
+            .entries
+            .per_kind
+            .iter()
+            .map(|(k, n)| format!("{k} {n}"))
+            .collect();
+        let _ = writeln!(out, "  loss-report entries: {}", kinds.join(", "));
+        let _ = writeln!(
+            out,
+            "  agent-memory files copied: {}; outputs verified: {}",
+            self.agent_memory_files, self.verified
+        );
+        for failure in &self.failures {
+            let at = if failure.line > 0 {
+                format!(":{}:{}", failure.line, failure.column)
+            } else {
+                String::new()
+            };
+            let pointer = match failure.pointer.as_deref() {
+                Some("") => " at (document root)".to_owned(),
+                Some(p) => format!(" at {p}"),
+                None => String::new(),
+            };
+            let _ = writeln!(
+                out,
+                "{}: {} ({}) {}{at}{pointer}: {}",
+                failure.path, failure.class, failure.kind, failure.file, failure.message
+            );
+        }
+        for ignored in &self.ignored {
+            let _ = writeln!(out, "{}: ignored: {}", ignored.path, ignored.reason);
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::migrate::journal::{ErrorRecord, Event};
+
+    #[test]
+    fn fields_generalise_indexes_and_keys() {
+        assert_eq!(
+            field_of("/run/outputs/step_outputs/$flights"),
+            "/run/outputs/step_outputs/*"
+        );
+        assert_eq!(
+            field_of("/run/outputs/clarifications/3/plan_run_id"),
+            "/run/outputs/clarifications/*/plan_run_id"
+        );
+        assert_eq!(
+            field_of("/run/execution_context/additional_data/team"),
+            "/run/execution_context/additional_data/*"
+        );
+        assert_eq!(field_of("/config"), "/config");
+        assert_eq!(field_of(""), "");
+    }
+
+    fn line(run: &str, class: Class, micros: u64, bytes_in: u64) -> Line {
+        Line {
+            event: if class.is_success() {
+                Event::Completed
+            } else {
+                Event::Failed
+            },
+            run: Some(run.into()),
+            class: Some(class),
+            version: Some("R4".into()),
+            micros: Some(micros),
+            bytes_in: Some(bytes_in),
+            entries: Some(vec![("moved".into(), "/run/plan_id".into(), 1)]),
+            error: (!class.is_success()).then(|| ErrorRecord {
+                file: run.into(),
+                pointer: Some("/x".into()),
+                line: 2,
+                column: 3,
+                kind: "data".into(),
+                message: "bad".into(),
+            }),
+            ..Line::default()
+        }
+    }
+
+    #[test]
+    fn shard_reports_merge_into_the_report_of_the_whole() {
+        let lines: Vec<Line> = (0..30)
+            .map(|i| {
+                let class = if i % 7 == 0 {
+                    Class::Rejected
+                } else {
+                    Class::Converted
+                };
+                line(&format!("prun-{i:02}.json"), class, i * 10, 1000 - i)
+            })
+            .collect();
+        let src = Path::new("/src");
+        let mut whole = Builder::new(src, None, false, None);
+        let mut shards = [
+            Builder::new(src, None, false, Some(Shard { index: 0, count: 2 })),
+            Builder::new(src, None, false, Some(Shard { index: 1, count: 2 })),
+        ];
+        for (i, l) in lines.iter().enumerate() {
+            whole.add(l);
+            shards[i % 2].add(l);
+        }
+        let whole = whole.finish();
+        let [a, b] = shards.map(Builder::finish);
+        let mut merged = merge(vec![b.clone(), a.clone()]).unwrap();
+        assert_eq!(merged.shards, vec![0, 1]);
+        merged.shards = vec![0];
+        merged.shard_count = 1;
+        assert_eq!(merged, whole);
+        assert_eq!(whole.failed(), 5);
+        assert_eq!(whole.slowest[0].micros, 290);
+        assert_eq!(whole.largest[0].bytes_in, 1000);
+        assert_eq!(whole.slowest.len(), TOP);
+        assert!(matches!(
+            merge(vec![a.clone(), a]),
+            Err(MergeError::Duplicate(0))
+        ));
+        assert!(whole
+            .to_text()
+            .contains("/src/prun-07.json: rejected (data) prun-07.json:2:3 at /x: bad"));
+    }
+}

@@ -1,0 +1,62 @@
+//! The README's rename table is the table the chain runs on, printed by `planrun renames`.
+
+use std::process::Command;
+
+#[test]
+fn the_readme_table_is_generated_from_the_rename_table() {
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md")).unwrap();
+    let start = readme
+        .find("<!-- renames:start -->\n")
+        .expect("README has the renames markers")
+        + 23;
+    let end = readme.find("<!-- renames:end -->").unwrap();
+    assert_eq!(
+        &readme[start..end],
+        planrun_converter::renames::markdown(),
+        "README.md's rename table is stale: replace it with the output of `cargo run -p planrun -- renames --markdown`"
+    );
+}
+
+#[test]
+fn planrun_renames_prints_every_row_in_every_format() {
+    let bin = env!("CARGO_BIN_EXE_planrun");
+    let text = Command::new(bin).arg("renames").output().unwrap();
+    assert!(text.status.success());
+    let text = String::from_utf8(text.stdout).unwrap();
+    let json = Command::new(bin)
+        .args(["renames", "--format", "json"])
+        .output()
+        .unwrap();
+    let rows: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let markdown = Command::new(bin)
+        .args(["renames", "--markdown"])
+        .output()
+        .unwrap();
+    let markdown = String::from_utf8(markdown.stdout).unwrap();
+    assert_eq!(
+        rows.as_array().unwrap().len(),
+        planrun_converter::renames::TABLE.len()
+    );
+    for row in planrun_converter::renames::TABLE {
+        assert!(text.contains(row.id), "{} missing from text", row.id);
+        assert!(
+            markdown.contains(&format!("`{}`", row.id)),
+            "{} missing from markdown",
+            row.id
+        );
+    }
+    for id in [
+        "w1.workflow_id",
+        "r0.id_prefix",
+        "r3.end_user_id",
+        "v2.step_outputs",
+        "plan.inputs",
+        "v2.current_step_id",
+    ] {
+        assert!(
+            rows.as_array().unwrap().iter().any(|r| r["id"] == id),
+            "{id}"
+        );
+    }
+}
