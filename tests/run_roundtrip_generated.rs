@@ -4,8 +4,8 @@
 #[path = "../converter/tests/common/mod.rs"]
 mod common;
 
-use planrun_gen::{generate, GenOptions};
 use planrun_converter::upgrade::resolve_config;
+use planrun_gen::{generate, GenOptions};
 use proptest::prelude::*;
 
 proptest! {

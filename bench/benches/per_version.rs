@@ -7,8 +7,8 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
-use planrun_gen::{generate, GenOptions};
 use planrun_converter::upgrade::{resolve_config, upgrade, Sources};
+use planrun_gen::{generate, GenOptions};
 use planrun_legacy::{parse, LegacyDocument, Parsed, Plan, Version};
 
 fn main() {
@@ -107,8 +107,7 @@ fn validate_v2(bencher: divan::Bencher, version: &str) {
     let v2 = serde_json::to_value(convert(&parse(run_bytes(version)).unwrap())).unwrap();
     let schema = planrun_schemas::validate::v2_schema_for(&v2).unwrap();
     planrun_schemas::validate::validate(&v2, &schema).unwrap();
-    bencher
-        .bench(|| planrun_schemas::validate::validate(divan::black_box(&v2), &schema).unwrap());
+    bencher.bench(|| planrun_schemas::validate::validate(divan::black_box(&v2), &schema).unwrap());
 }
 
 /// What `migrate`'s verify pass does per output: a strict parse of the written bytes into

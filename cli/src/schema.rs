@@ -14,8 +14,8 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::Context;
-use planrun_schemas::export::{self, Lang, Source};
 use planrun_schemas as schemas;
+use planrun_schemas::export::{self, Lang, Source};
 
 use clap::ValueEnum;
 

@@ -1,11 +1,29 @@
 //! Stores of Portia SDK runs and the batch migration over them.
 //!
-//! [`entry`] reads a legacy `DiskFileStorage` directory and converts one run of it, the one
-//! per-run function that both `planrun convert` and `planrun migrate` call, so a batch gives
-//! the same bytes as converting each run alone. [`migrate`] is the parallel, crash-safe,
-//! resumable batch engine: journal, group commit, resume, verify, shards and reports.
+//! * [`Store`] and [`Sink`]: where legacy documents are read from and where converted ones are
+//!   written, each write atomic; [`disk`] is the SDK's `DiskFileStorage` directory on a local
+//!   file system. Another backend is one new module implementing them.
+//! * [`convert_run`] / [`convert_entry`]: the one per-run conversion that both `planrun convert`
+//!   and `planrun migrate` call, so a batch gives the same bytes as converting each run alone.
+//! * [`migrate`]: the parallel, crash-safe, resumable batch engine (journal, group commit,
+//!   resume, verify, shards, reports).
+//!
+//! This is the one crate of the workspace with a thread pool and system calls of its own.
 
-pub mod entry;
+mod config;
+mod convert;
+pub mod disk;
+mod fsio;
 pub mod migrate;
+mod names;
+mod outcome;
+mod store;
 
-pub use entry::*;
+pub use config::{ConfigError, ResolvedConfig};
+pub use convert::{convert_document, convert_entry, convert_run, EndUsers, PLAN_RUN_V2_SCHEMA};
+pub use disk::{list_store, read_nofollow, DiskSink, DiskStore};
+pub use names::{
+    conflicts, fnv1a64, is_run_file_name, run_key, safe_component, UnsafeName, RUN_PREFIXES,
+};
+pub use outcome::{Class, Failure, MemoryFile, RunOutput, RunResult};
+pub use store::{Doc, Listing, Sink, Store};

@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
-use crate::entry::{Class, Failure};
+use crate::{Class, Failure};
 
 /// The `format` of a journal header.
 pub const JOURNAL_FORMAT: &str = "planrun-journal/2";
@@ -274,7 +274,7 @@ impl Writer {
     }
 
     fn locked(file: File, path: &Path) -> Result<Self, OpenError> {
-        if !super::fsio::try_lock(&file)? {
+        if !crate::fsio::try_lock(&file)? {
             return Err(OpenError::Locked(path.to_owned()));
         }
         Ok(Writer {

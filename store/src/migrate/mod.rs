@@ -1,7 +1,7 @@
 //! The batch engine behind `planrun migrate`: a whole `DiskFileStorage` store to a new
 //! directory of `PlanRunV2` files, in parallel, with bounded memory, crash-safe and resumable.
 //!
-//! * **Same bytes as `convert`.** Every run goes through [`crate::entry::convert_run_cached`],
+//! * **Same bytes as `convert`.** Every run goes through [`crate::convert_entry`],
 //!   which `planrun convert` reaches through `convert_run` (law 5).
 //! * **SRC is never written** (law 6): it is only listed and read, and DST may not be inside it.
 //! * **Bounded memory.** Only the sorted list of run *names* is held; runs are converted in
@@ -9,7 +9,7 @@
 //!   own outputs, so at most one chunk of documents is in memory.
 //! * **Atomic outputs.** Every file is written unnamed (`O_TMPFILE`) in its final directory and
 //!   linked under its name once complete; where that cannot be done, it is written to a hidden
-//!   temp file (`.tmp-planrun-<shard>-<pid>-<n>`) renamed into place ([`fsio::write_atomic`]).
+//!   temp file (`.tmp-planrun-<shard>-<pid>-<n>`) renamed into place ((`write_atomic`)).
 //! * **Group commit.** Per chunk: the `started` lines (one write), the conversions and atomic
 //!   writes, then one `syncfs(2)` on DST's file system, then the `completed`/`failed` lines (one
 //!   write). The sync and the journal writes happen on a committer thread while the workers
@@ -35,7 +35,6 @@
 //! size/hash check and redone. With `--durable` a `completed` line, once written, is itself on
 //! disk. Both rely on the file system and the disk honouring `syncfs`/`fsync`.
 
-pub mod fsio;
 pub mod journal;
 pub mod report;
 
@@ -50,12 +49,13 @@ use std::time::Instant;
 use planrun_v2::PlanRunV2;
 use rayon::prelude::*;
 
-use self::fsio::{shard_temp_prefix, write_atomic, TempNamer};
 use self::journal::{Event, Head, Line, MemoryRecord, OpenError, Reader, Writer, JOURNAL_FORMAT};
 use self::report::{entry_counts, BatchReport, Builder};
-use crate::entry::{
-    conflicts, fnv1a64, list_store, read_nofollow, run_key, safe_component, EndUsers, Failure,
-    MemoryFile, ResolvedConfig, RunResult,
+use crate::fsio::shard_temp_prefix;
+use crate::{
+    conflicts, convert_entry, fnv1a64, list_store, read_nofollow, run_key, safe_component,
+    DiskSink, DiskStore, Doc, EndUsers, Failure, MemoryFile, ResolvedConfig, RunResult, Sink,
+    Store,
 };
 
 /// DST's bookkeeping directory: journals and reports.
@@ -237,7 +237,8 @@ struct Ctx<'a> {
     config: &'a ResolvedConfig,
     durable: bool,
     dry_run: bool,
-    temps: TempNamer,
+    store: DiskStore,
+    sink: DiskSink,
     end_users: EndUsers,
 }
 
@@ -279,7 +280,8 @@ pub fn migrate(opts: &Options, progress: &dyn Progress) -> Result<Summary, Migra
         config: &opts.config,
         durable: opts.durable,
         dry_run: opts.dry_run,
-        temps: TempNamer::new(&shard_tag(opts.shard)),
+        store: DiskStore::new(&src),
+        sink: DiskSink::new(&dst, opts.durable, &shard_tag(opts.shard)),
         end_users: EndUsers::default(),
     };
     let mut builder = Builder::new(
@@ -321,7 +323,7 @@ pub fn migrate(opts: &Options, progress: &dyn Progress) -> Result<Summary, Migra
                     .into_iter()
                     .flatten()
                 {
-                    fsio::fsync_dir(dir).map_err(io_err("cannot sync", dir))?;
+                    crate::fsio::fsync_dir(dir).map_err(io_err("cannot sync", dir))?;
                 }
             }
             (writer, false, false)
@@ -332,7 +334,7 @@ pub fn migrate(opts: &Options, progress: &dyn Progress) -> Result<Summary, Migra
         }
     };
     let temps_removed = if resumed {
-        fsio::remove_temps(&dst, &shard_temp_prefix(&shard_tag(opts.shard)))
+        crate::fsio::remove_temps(&dst, &shard_temp_prefix(&shard_tag(opts.shard)))
             .map_err(io_err("cannot remove stale temp files in", &dst))?
     } else {
         0
@@ -363,7 +365,7 @@ pub fn migrate(opts: &Options, progress: &dyn Progress) -> Result<Summary, Migra
     progress.begin(todo.len() as u64, skipped);
     convert_all(&ctx, opts, &todo, &pool, &mut journal, &dst_dir, progress)?;
     if !opts.durable {
-        fsio::syncfs(&dst_dir).map_err(io_err("cannot sync", &dst))?;
+        crate::fsio::syncfs(&dst_dir).map_err(io_err("cannot sync", &dst))?;
     }
 
     progress.verifying();
@@ -381,18 +383,16 @@ pub fn migrate(opts: &Options, progress: &dyn Progress) -> Result<Summary, Migra
     let mut text = serde_json::to_string_pretty(&report).expect("reports are JSON");
     text.push('\n');
     let report_file = control.join(report_name(opts.shard));
-    write_atomic(
-        &control,
-        &report_name(opts.shard),
-        text.as_bytes(),
-        opts.durable,
-        &ctx.temps,
-    )
-    .map_err(io_err("cannot write", &report_file))?;
+    ctx.sink
+        .write(
+            &Path::new(CONTROL_DIR).join(report_name(opts.shard)),
+            text.as_bytes(),
+        )
+        .map_err(io_err("cannot write", &report_file))?;
     if opts.durable {
-        fsio::fsync_dir(&control).map_err(io_err("cannot sync", &control))?;
+        crate::fsio::fsync_dir(&control).map_err(io_err("cannot sync", &control))?;
     } else {
-        fsio::syncfs(&dst_dir).map_err(io_err("cannot sync", &dst))?;
+        crate::fsio::syncfs(&dst_dir).map_err(io_err("cannot sync", &dst))?;
     }
     progress.end();
     Ok(Summary {
@@ -666,7 +666,7 @@ fn check_new(dst: &Path, header: &Line, shard: Option<Shard>) -> Result<(), Migr
             let entry = entry.map_err(io_err("cannot list", &control))?;
             let name = entry.file_name();
             let name = name.to_str().unwrap_or("");
-            if name.starts_with(fsio::TEMP_PREFIX) {
+            if name.starts_with(crate::fsio::TEMP_PREFIX) {
                 continue;
             }
             // Only a sharded migration shares DST, with the other shards of the same split.
@@ -769,7 +769,7 @@ fn work(ctx: &Ctx, index: usize) -> Result<Line, MigrateError> {
                 )),
             }
         }
-        None => crate::entry::convert_run_cached(&path, &ctx.src, ctx.config, &ctx.end_users),
+        None => convert_entry(&ctx.store, name, ctx.config, &ctx.end_users),
     };
     let mut line = Line {
         run: Some(name.clone()),
@@ -818,34 +818,32 @@ fn write_outputs(
 ) -> Result<Result<Vec<MemoryRecord>, Failure>, MigrateError> {
     let mut records = Vec::with_capacity(memory.len());
     for file in memory {
-        let content = match read_nofollow(&file.source) {
-            Ok(content) => content,
-            Err(err) => {
+        let doc = Doc::AgentMemory {
+            run_id: &file.run_id,
+            output_name: &file.output_name,
+        };
+        let content = match ctx.store.read(doc) {
+            Ok(Some(content)) => content,
+            Ok(None) => {
                 return Ok(Err(Failure::rejected(
                     &file.source,
                     "io",
-                    format!("cannot read the agent-memory file: {err}"),
+                    "cannot read the agent-memory file: it is gone",
+                )))
+            }
+            Err(failure) => {
+                return Ok(Err(Failure::rejected(
+                    &file.source,
+                    "io",
+                    format!("cannot read the agent-memory file: {}", failure.message),
                 )))
             }
         };
         let relative = file.relative.to_string_lossy().into_owned();
         if !ctx.dry_run {
-            let target = ctx.dst.join(&file.relative);
-            let dir = target
-                .parent()
-                .expect("agent-memory files are in a directory");
-            match std::fs::create_dir(dir) {
-                Err(err) if err.kind() != io::ErrorKind::AlreadyExists => {
-                    return Err(io_err("cannot create", dir)(err))
-                }
-                _ => {}
-            }
-            let file_name = target
-                .file_name()
-                .and_then(|n| n.to_str())
-                .expect("checked names are UTF-8");
-            write_atomic(dir, file_name, &content, ctx.durable, &ctx.temps)
-                .map_err(io_err("cannot write", &target))?;
+            ctx.sink
+                .write(&file.relative, &content)
+                .map_err(io_err("cannot write", &ctx.dst.join(&file.relative)))?;
         }
         records.push(MemoryRecord {
             path: relative,
@@ -860,7 +858,8 @@ fn write_outputs(
             first: vec![format!("{name}: {problem}")],
         })?;
     } else {
-        write_atomic(&ctx.dst, &name, bytes, ctx.durable, &ctx.temps)
+        ctx.sink
+            .write(Path::new(&name), bytes)
             .map_err(io_err("cannot write", &ctx.dst.join(&name)))?;
     }
     Ok(Ok(records))
@@ -870,7 +869,7 @@ fn write_outputs(
 /// an fsync of every directory the chunk wrote into (its files were fsynced before renaming).
 fn commit(ctx: &Ctx, dst_dir: &File, lines: &[Line]) -> Result<(), MigrateError> {
     if !ctx.durable {
-        return fsio::syncfs(dst_dir).map_err(io_err("cannot sync", &ctx.dst));
+        return crate::fsio::syncfs(dst_dir).map_err(io_err("cannot sync", &ctx.dst));
     }
     let mut dirs = BTreeSet::new();
     for line in lines.iter().filter(|l| l.event == Event::Completed) {
@@ -881,7 +880,7 @@ fn commit(ctx: &Ctx, dst_dir: &File, lines: &[Line]) -> Result<(), MigrateError>
         }
     }
     for dir in dirs.iter().chain([&ctx.dst]) {
-        fsio::fsync_dir(dir).map_err(io_err("cannot sync", dir))?;
+        crate::fsio::fsync_dir(dir).map_err(io_err("cannot sync", dir))?;
     }
     Ok(())
 }
@@ -1044,7 +1043,7 @@ mod tests {
         let store = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/store");
         let listing = list_store(&store).unwrap();
         let config = ResolvedConfig::sdk_defaults().unwrap();
-        let result = crate::entry::convert_run(&store.join(&listing.runs[0]), &store, &config);
+        let result = crate::convert_run(&store.join(&listing.runs[0]), &store, &config);
         let out = result.outcome.unwrap();
         assert_eq!(check_document(&out.bytes, &out.id), Ok(()));
 

@@ -12,8 +12,8 @@ use serde::{Deserialize, Serialize};
 
 use super::journal::Line;
 use super::Shard;
+use crate::Class;
 use planrun_converter::report::{EntryKind, LossReport};
-use crate::entry::Class;
 
 /// The `format` of a report.
 pub const REPORT_FORMAT: &str = "planrun-migrate-report/1";

@@ -1,0 +1,90 @@
+//! The configuration every run of a conversion gets.
+
+use std::io;
+use std::path::{Path, PathBuf};
+
+use planrun_converter::report::LossReport;
+use planrun_converter::upgrade::{resolve_config, ConvertError};
+use planrun_legacy::{LegacyDocument, ParseError};
+
+use crate::names::fnv1a64;
+
+/// The configuration every run of a conversion gets: the user's `--config` over the SDK's
+/// defaults, secrets redacted, with what resolving it did.
+#[derive(Debug, Clone)]
+pub struct ResolvedConfig {
+    /// The V2 config written into every run.
+    pub config: planrun_v2::Config,
+    /// The report entries of resolving it; they open every run's loss report.
+    pub report: LossReport,
+}
+
+/// A `--config` file could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// The file cannot be read.
+    #[error("cannot read {}: {source}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: io::Error,
+    },
+    /// It is not a legacy document.
+    #[error(transparent)]
+    Parse(#[from] ParseError),
+    /// It is a legacy document, but not a Config.
+    #[error("{}: not a Config but a {kind} document", path.display())]
+    NotAConfig {
+        /// The file.
+        path: PathBuf,
+        /// What it is.
+        kind: &'static str,
+    },
+    /// The config does not resolve.
+    #[error("{}: {source}", path.display())]
+    Resolve {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: ConvertError,
+    },
+}
+
+impl ResolvedConfig {
+    /// The SDK's defaults (no `--config`).
+    pub fn sdk_defaults() -> Result<Self, ConfigError> {
+        let (config, report) = resolve_config(None).map_err(|source| ConfigError::Resolve {
+            path: PathBuf::from("(SDK defaults)"),
+            source,
+        })?;
+        Ok(ResolvedConfig { config, report })
+    }
+
+    /// A legacy Config file over the SDK's defaults.
+    pub fn from_file(path: &Path) -> Result<Self, ConfigError> {
+        let bytes = std::fs::read(path).map_err(|source| ConfigError::Io {
+            path: path.to_owned(),
+            source,
+        })?;
+        let parsed = planrun_legacy::parse(&bytes).map_err(|e| e.in_file(path))?;
+        let LegacyDocument::Config(user) = &parsed.document else {
+            return Err(ConfigError::NotAConfig {
+                path: path.to_owned(),
+                kind: parsed.detection.kind.as_str(),
+            });
+        };
+        let (config, report) =
+            resolve_config(Some(user)).map_err(|source| ConfigError::Resolve {
+                path: path.to_owned(),
+                source,
+            })?;
+        Ok(ResolvedConfig { config, report })
+    }
+
+    /// A fingerprint of the config and its report: a resumed migration must use the same one.
+    pub fn fingerprint(&self) -> String {
+        let text = serde_json::to_string(&(&self.config, &self.report)).expect("config is JSON");
+        format!("{:016x}", fnv1a64(text.as_bytes()))
+    }
+}

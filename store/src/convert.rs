@@ -1,0 +1,527 @@
+//! The one per-run conversion that both `planrun convert` and `planrun migrate` use, so a batch
+//! gives the same bytes as converting each run alone.
+//!
+//! * **Names built from data never leave their directory.** An end user's `external_id` and an
+//!   agent-memory `output_name` name files; each must be a single normal path component (not
+//!   empty, no `/`, `\`, NUL, not `.` or `..`), else the run is `rejected`.
+//! * **A run file's name is its id.** The SDK finds a run by `<id>.json`, so a file whose run id is
+//!   not its name is `rejected`; the check applies to files whose name looks like a run file
+//!   (`wkfl-`/`pr-`/`prun-` … `.json`), so `planrun convert ./some-copy.json` still works.
+//!
+//! # The V2 file format
+//!
+//! A converted run is written as `serde_json::to_string_pretty(&PlanRunV2)` followed by one
+//! `"\n"`: UTF-8, two-space indentation, keys in the order of the `PlanRunV2` struct, number text
+//! kept exactly as read. A run that already is a `PlanRunV2` (`already_current`) is validated
+//! (serde and the JSON Schema) and its bytes are kept exactly as they are.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use planrun_converter::chain::to_r6_with_tree;
+use planrun_converter::report::LossReport;
+use planrun_converter::upgrade::{upgrade_at, ConvertError, Sources};
+use planrun_legacy::json::{from_tree, located, parse_value};
+use planrun_legacy::{DocKind, ErrorKind, LegacyDocument, Parsed};
+use planrun_v2::PlanRunV2;
+use serde_json::Value;
+
+use crate::config::ResolvedConfig;
+use crate::disk::{io_failure, read_nofollow, DiskStore};
+use crate::names::{is_run_file_name, run_key, safe_component};
+use crate::outcome::{Class, Failure, MemoryFile, RunOutput, RunResult};
+use crate::store::{Doc, Store};
+
+/// The schema every V2 run is checked against.
+pub const PLAN_RUN_V2_SCHEMA: &str = "v2/PlanRunV2.schema.json";
+
+/// Converts the run file `run_path`, looking its plan, end user and agent memory up in the
+/// directory `store_dir`. Never fails as a function: an unreadable or invalid run is a
+/// `rejected` result.
+pub fn convert_run(run_path: &Path, store_dir: &Path, config: &ResolvedConfig) -> RunResult {
+    let bytes = match read_nofollow(run_path) {
+        Ok(bytes) => bytes,
+        Err(err) => return unread(run_path, io_failure(&err, run_path)),
+    };
+    let name = run_path.file_name().and_then(|n| n.to_str());
+    let store = DiskStore::new(store_dir);
+    convert_in(
+        &bytes,
+        run_path,
+        name,
+        Some((&store, &EndUsers::default())),
+        config,
+    )
+}
+
+/// Converts the run entry `name` of `store`, as a batch does: end users already read are taken
+/// from `end_users`.
+pub fn convert_entry(
+    store: &dyn Store,
+    name: &str,
+    config: &ResolvedConfig,
+    end_users: &EndUsers,
+) -> RunResult {
+    let origin = store.locate(&Doc::Run(name).relative());
+    let bytes = match store.read(Doc::Run(name)) {
+        Ok(Some(bytes)) => bytes,
+        Ok(None) => {
+            let failure =
+                Failure::rejected(&origin, "io", "cannot read: the store has no such run");
+            return unread(&origin, failure);
+        }
+        Err(failure) => return unread(&origin, failure),
+    };
+    convert_in(
+        &bytes,
+        &origin,
+        Some(name),
+        Some((store, end_users)),
+        config,
+    )
+}
+
+fn unread(origin: &Path, failure: Failure) -> RunResult {
+    RunResult {
+        path: origin.to_owned(),
+        bytes_in: 0,
+        source_version: None,
+        outcome: Err(failure),
+    }
+}
+
+/// End-user documents already read, by `external_id`: a store has far fewer end users than
+/// runs, and reading one per run cost three system calls and a parse. Holds at most
+/// [`EndUsers::CAPACITY`] documents (then starts over), so memory stays bounded.
+#[derive(Debug, Default)]
+pub struct EndUsers {
+    read: Mutex<HashMap<String, Arc<Reference>>>,
+}
+
+/// A referenced document as read: `Ok(None)` when the store has none of that name.
+type Reference = Result<Option<Parsed>, Failure>;
+
+impl EndUsers {
+    /// The most end-user documents held.
+    pub const CAPACITY: usize = 4096;
+
+    fn get(&self, store: &dyn Store, external_id: &str) -> Arc<Reference> {
+        let lock = || self.read.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(hit) = lock().get(external_id) {
+            return Arc::clone(hit);
+        }
+        let doc = Doc::EndUser(external_id);
+        let read = Arc::new(read_reference(store, doc, DocKind::EndUser, "end-user"));
+        let mut cache = lock();
+        if cache.len() >= Self::CAPACITY {
+            cache.clear();
+        }
+        cache.insert(external_id.to_owned(), Arc::clone(&read));
+        read
+    }
+}
+
+/// Converts one run document held in memory. `origin` names it in failures; `file_name`, when
+/// given and shaped like a run file name, must match the run's id; `store_dir` is where its plan,
+/// end user and agent memory are (`None`: nowhere, so a legacy run is `blocked` on its plan).
+pub fn convert_document(
+    bytes: &[u8],
+    origin: &Path,
+    file_name: Option<&str>,
+    store_dir: Option<&Path>,
+    config: &ResolvedConfig,
+) -> RunResult {
+    let end_users = EndUsers::default();
+    let store = store_dir.map(DiskStore::new);
+    convert_in(
+        bytes,
+        origin,
+        file_name,
+        store.as_ref().map(|s| (s as &dyn Store, &end_users)),
+        config,
+    )
+}
+
+fn convert_in(
+    bytes: &[u8],
+    origin: &Path,
+    file_name: Option<&str>,
+    store: Option<(&dyn Store, &EndUsers)>,
+    config: &ResolvedConfig,
+) -> RunResult {
+    let mut result = RunResult {
+        path: origin.to_owned(),
+        bytes_in: bytes.len() as u64,
+        source_version: None,
+        outcome: Err(Failure::rejected(origin, "internal", "not converted")),
+    };
+    let name = file_name.filter(|n| is_run_file_name(n));
+    match planrun_legacy::parse_keeping_tree(bytes) {
+        Ok((parsed, tree)) => {
+            result.source_version = Some(parsed.detection.versions.to_string());
+            result.outcome = convert_legacy(&parsed, tree, origin, name, store, config);
+        }
+        Err(legacy_error) => match current(bytes, origin, name, store.map(|(s, _)| s)) {
+            Some(outcome) => {
+                result.source_version = Some("V2".to_owned());
+                result.outcome = outcome;
+            }
+            None => result.outcome = Err(Failure::parse(legacy_error, origin)),
+        },
+    }
+    result
+}
+
+fn convert_legacy(
+    parsed: &Parsed,
+    tree: Option<Value>,
+    origin: &Path,
+    name: Option<&str>,
+    store: Option<(&dyn Store, &EndUsers)>,
+    config: &ResolvedConfig,
+) -> Result<RunOutput, Failure> {
+    let store_only = store.map(|(s, _)| s);
+    let Some(run) = parsed.as_run() else {
+        return Err(Failure::rejected(
+            origin,
+            "not_a_run",
+            format!(
+                "not a run but a {} document",
+                parsed.detection.kind.as_str()
+            ),
+        ));
+    };
+    if let Some(name) = name {
+        match run.id() {
+            Some(id) if format!("{id}.json") == name => {}
+            Some(id) => {
+                return Err(Failure::rejected(
+                    origin,
+                    "id_mismatch",
+                    format!("the file holds run {id}, but its name says {name}"),
+                ))
+            }
+            None => {
+                return Err(Failure::rejected(
+                    origin,
+                    "id_mismatch",
+                    format!("the run has no id, but its file name says {name}"),
+                ))
+            }
+        }
+    }
+    let plan_id = run.plan_id().to_string();
+    let plan_doc = match store_only {
+        Some(store) => read_reference(store, Doc::Plan(&plan_id), DocKind::Plan, "plan")?,
+        None => None,
+    };
+    let plan = plan_doc.as_ref().map(|p| match &p.document {
+        LegacyDocument::Plan(plan) => plan,
+        _ => unreachable!("read_reference checked the kind"),
+    });
+
+    let r6 = to_r6_with_tree(run, tree)
+        .map_err(|e| Failure::rejected(origin, "internal", e.to_string()))?;
+    let end_user_id = r6.run.end_user_id.clone();
+    let user_doc = match store {
+        Some((store, end_users)) => {
+            safe_component(&end_user_id).map_err(|why| {
+                Failure::rejected(
+                    origin,
+                    "unsafe_name",
+                    format!(
+                        "the end-user id {end_user_id:?} cannot name a file in the store: {why}"
+                    ),
+                )
+            })?;
+            Some(end_users.get(store, &end_user_id))
+        }
+        None => None,
+    };
+    let end_user = match user_doc.as_deref() {
+        Some(Err(failure)) => return Err(failure.clone()),
+        Some(Ok(Some(parsed))) => match &parsed.document {
+            LegacyDocument::EndUser(user) => Some(user),
+            _ => unreachable!("read_reference checked the kind"),
+        },
+        Some(Ok(None)) | None => None,
+    };
+
+    let problem: RefCell<Option<Failure>> = RefCell::new(None);
+    let found: RefCell<Vec<MemoryFile>> = RefCell::new(Vec::new());
+    let exists = |run_id: &str, output_name: &str| -> bool {
+        let store = store_only.expect("only called with a store");
+        match memory_file(store, origin, run_id, output_name) {
+            Ok(Some(file)) => {
+                found.borrow_mut().push(file);
+                true
+            }
+            Ok(None) => false,
+            Err(failure) => {
+                problem.borrow_mut().get_or_insert(failure);
+                true
+            }
+        }
+    };
+    let sources = Sources {
+        run: parsed,
+        plan,
+        end_user,
+        config: &config.config,
+        agent_memory: store_only.map(|_| &exists as &dyn Fn(&str, &str) -> bool),
+    };
+    let converted = upgrade_at(&sources, r6);
+    if let Some(failure) = problem.into_inner() {
+        return Err(failure);
+    }
+    let converted = converted.map_err(|err| match err {
+        ConvertError::Blocked { what, missing } => {
+            let file = store_only.map_or_else(
+                || PathBuf::from(&missing),
+                |s| s.locate(Path::new(&missing)),
+            );
+            let kind = if what == "plan" {
+                "missing_plan"
+            } else {
+                "missing_agent_memory"
+            };
+            let why = if store_only.is_none() {
+                format!("{what} {missing} not found (no store to look in: give --store)")
+            } else {
+                format!("{what} {missing} not found")
+            };
+            Failure::new(Class::Blocked, &file, kind, why)
+        }
+        ConvertError::Rejected(message) => Failure::rejected(origin, "mismatch", message),
+        ConvertError::Chain(e) => Failure::rejected(origin, "internal", e.to_string()),
+    })?;
+    let id = converted.run.id.clone();
+    check_output_name(&id, name, origin)?;
+    let mut report = config.report.clone();
+    report.extend(converted.report);
+    // Most documents fit the first buffer: growing one by doubling copied it six times.
+    let mut text = Vec::with_capacity(16 * 1024);
+    serde_json::to_writer_pretty(&mut text, &converted.run).expect("V2 runs are JSON");
+    text.push(b'\n');
+    let mut agent_memory = found.into_inner();
+    agent_memory.sort();
+    agent_memory.dedup();
+    Ok(RunOutput {
+        class: if report.has_loss() {
+            Class::ConvertedWithLoss
+        } else {
+            Class::Converted
+        },
+        id,
+        bytes: text,
+        report,
+        agent_memory,
+    })
+}
+
+/// A document that is already a `PlanRunV2`: `None` when it does not have the V2 run shape (the
+/// legacy parser's error then stands), else its validated outcome.
+fn current(
+    bytes: &[u8],
+    origin: &Path,
+    name: Option<&str>,
+    store: Option<&dyn Store>,
+) -> Option<Result<RunOutput, Failure>> {
+    let tree = parse_value(bytes).ok()?;
+    let schema = planrun_schemas::validate::v2_schema_for(&tree)?;
+    if schema != PLAN_RUN_V2_SCHEMA {
+        return None;
+    }
+    Some(validate_current(bytes, &tree, origin, name, store))
+}
+
+fn validate_current(
+    bytes: &[u8],
+    tree: &Value,
+    origin: &Path,
+    name: Option<&str>,
+    store: Option<&dyn Store>,
+) -> Result<RunOutput, Failure> {
+    let run: PlanRunV2 = from_tree(bytes, tree).map_err(|e| Failure::parse(e, origin))?;
+    let violations = planrun_schemas::validate::validate(tree, PLAN_RUN_V2_SCHEMA)
+        .expect("the V2 run schema exists");
+    if let Some(first) = violations.into_iter().next() {
+        let error = located(bytes, first.pointer, ErrorKind::Data, first.message);
+        let mut failure = Failure::parse(error, origin);
+        failure.kind = "schema".to_owned();
+        return Err(failure);
+    }
+    if let Some(name) = name {
+        if format!("{}.json", run.id) != name {
+            return Err(Failure::rejected(
+                origin,
+                "id_mismatch",
+                format!("the file holds run {}, but its name says {name}", run.id),
+            ));
+        }
+    }
+    check_output_name(&run.id, name, origin)?;
+    let mut agent_memory = Vec::new();
+    if let Some(store) = store {
+        let outputs = run
+            .step_output_values
+            .iter()
+            .map(|v| &v.output)
+            .chain(run.final_output.as_ref());
+        for output in outputs {
+            if let planrun_v2::Output::AgentMemory {
+                output_name,
+                plan_run_id,
+                ..
+            } = output
+            {
+                match memory_file(store, origin, plan_run_id, output_name)? {
+                    Some(file) => agent_memory.push(file),
+                    None => {
+                        let missing = format!("{plan_run_id}/{output_name}.json");
+                        let doc = Doc::AgentMemory {
+                            run_id: plan_run_id,
+                            output_name,
+                        };
+                        return Err(Failure::new(
+                            Class::Blocked,
+                            &store.locate(&doc.relative()),
+                            "missing_agent_memory",
+                            format!("agent-memory file {missing} not found"),
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    agent_memory.sort();
+    agent_memory.dedup();
+    Ok(RunOutput {
+        class: Class::AlreadyCurrent,
+        id: run.id,
+        bytes: bytes.to_vec(),
+        report: LossReport::default(),
+        agent_memory,
+    })
+}
+
+/// The output is named by the V2 id: it must be a safe file name and, for a store file, the name
+/// the run file's own name maps to.
+fn check_output_name(id: &str, name: Option<&str>, origin: &Path) -> Result<(), Failure> {
+    safe_component(id).map_err(|why| {
+        Failure::rejected(
+            origin,
+            "unsafe_name",
+            format!("the run id {id:?} cannot name a file: {why}"),
+        )
+    })?;
+    if let Some(key) = name.and_then(run_key) {
+        if id != format!("prun-{key}") {
+            return Err(Failure::rejected(
+                origin,
+                "id_mismatch",
+                format!("the V2 run id {id} is not the one its file name maps to (prun-{key})"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Reads a referenced document (plan, end user): `Ok(None)` when the store has none.
+fn read_reference(store: &dyn Store, doc: Doc<'_>, kind: DocKind, what: &str) -> Reference {
+    let path = store.locate(&doc.relative());
+    let path = path.as_path();
+    let bytes = match store.read(doc) {
+        Ok(Some(bytes)) => bytes,
+        Ok(None) => return Ok(None),
+        Err(mut failure) => {
+            failure.message = format!("the {what} file: {}", failure.message);
+            return Err(failure);
+        }
+    };
+    let parsed = planrun_legacy::parse(&bytes).map_err(|e| Failure::parse(e, path))?;
+    if parsed.detection.kind != kind {
+        return Err(Failure::rejected(
+            path,
+            "mismatch",
+            format!(
+                "the {what} file holds a {} document, not a {}",
+                parsed.detection.kind.as_str(),
+                kind.as_str()
+            ),
+        ));
+    }
+    Ok(Some(parsed))
+}
+
+/// Checks the agent-memory file `<run_id>/<output_name>.json` of the store: `Ok(None)` when it
+/// does not exist, a failure when a name is unsafe, a symlink is in the way or the file is not a
+/// stored output.
+fn memory_file(
+    store: &dyn Store,
+    origin: &Path,
+    run_id: &str,
+    output_name: &str,
+) -> Result<Option<MemoryFile>, Failure> {
+    for (what, name) in [("run id", run_id), ("output name", output_name)] {
+        safe_component(name).map_err(|why| {
+            Failure::rejected(
+                origin,
+                "unsafe_name",
+                format!("the agent-memory {what} {name:?} cannot name a file in the store: {why}"),
+            )
+        })?;
+    }
+    let doc = Doc::AgentMemory {
+        run_id,
+        output_name,
+    };
+    let path = store.locate(&doc.relative());
+    let Some(bytes) = store.read(doc)? else {
+        return Ok(None);
+    };
+    let parsed = planrun_legacy::parse(&bytes).map_err(|e| Failure::parse(e, &path))?;
+    if parsed.detection.kind != DocKind::Output {
+        return Err(Failure::rejected(
+            &path,
+            "mismatch",
+            format!(
+                "the agent-memory file holds a {} document, not a stored output",
+                parsed.detection.kind.as_str()
+            ),
+        ));
+    }
+    Ok(Some(MemoryFile {
+        relative: doc.relative(),
+        source: path,
+        run_id: run_id.to_owned(),
+        output_name: output_name.to_owned(),
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn end_users_are_read_once_and_failures_are_kept_too() {
+        let dir = tempfile::tempdir().unwrap();
+        let user = dir.path().join("ada.json");
+        std::fs::write(
+            &user,
+            r#"{"external_id": "ada", "name": "", "email": "", "phone_number": "", "additional_data": {}}"#,
+        )
+        .unwrap();
+        std::fs::write(dir.path().join("bob.json"), "{").unwrap();
+        let store = DiskStore::new(dir.path());
+        let cache = EndUsers::default();
+        let first = cache.get(&store, "ada");
+        assert!(matches!(&*first, Ok(Some(_))), "{first:?}");
+        std::fs::remove_file(&user).unwrap();
+        assert!(Arc::ptr_eq(&first, &cache.get(&store, "ada")), "read again");
+        assert!(matches!(&*cache.get(&store, "bob"), Err(f) if f.kind == "syntax"));
+        assert!(matches!(&*cache.get(&store, "eve"), Ok(None)));
+    }
+}

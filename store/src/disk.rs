@@ -1,0 +1,180 @@
+//! The SDK's `DiskFileStorage` layout on a local file system: a flat directory of
+//! `plan-<uuid>.json` plans, `wkfl-…json` (W1), `pr-…json` (R0) and `prun-…json` (R1 and later)
+//! runs, `<external_id>.json` end users (from v0.3.0) and `<prun-id>/<output_name>.json`
+//! agent-memory values (from v0.1.12).
+//!
+//! Symlinks are never followed: every file is opened with `O_NOFOLLOW` (and `O_NONBLOCK`, so a
+//! FIFO cannot hang a batch), and an agent-memory directory that is a link is refused.
+
+use std::fs::OpenOptions;
+use std::io::{self, Read};
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+
+use crate::fsio::{write_atomic, TempNamer};
+use crate::names::is_run_file_name;
+use crate::outcome::Failure;
+use crate::store::{Doc, Listing, Sink, Store};
+
+/// A `DiskFileStorage` directory read as a [`Store`].
+#[derive(Debug, Clone)]
+pub struct DiskStore {
+    dir: PathBuf,
+}
+
+impl DiskStore {
+    /// The store rooted at `dir` (nothing is opened yet).
+    pub fn new(dir: impl Into<PathBuf>) -> Self {
+        DiskStore { dir: dir.into() }
+    }
+
+    /// The store's directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+}
+
+impl Store for DiskStore {
+    fn list(&self) -> io::Result<Listing> {
+        list_store(&self.dir)
+    }
+
+    fn read(&self, doc: Doc<'_>) -> Result<Option<Vec<u8>>, Failure> {
+        if let Doc::AgentMemory { run_id, .. } = doc {
+            let dir = self.dir.join(run_id);
+            match std::fs::symlink_metadata(&dir) {
+                Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(None),
+                Err(err) => return Err(io_failure(&err, &dir)),
+                Ok(meta) if meta.file_type().is_symlink() => {
+                    return Err(Failure::rejected(
+                        &dir,
+                        "symlink",
+                        "the agent-memory directory is a symlink: symlinks are never followed",
+                    ))
+                }
+                Ok(meta) if !meta.is_dir() => return Ok(None),
+                Ok(_) => {}
+            }
+        }
+        let path = self.locate(&doc.relative());
+        match read_nofollow(&path) {
+            Ok(bytes) => Ok(Some(bytes)),
+            Err(err) if err.kind() == io::ErrorKind::NotFound => Ok(None),
+            Err(err) => Err(io_failure(&err, &path)),
+        }
+    }
+
+    fn locate(&self, relative: &Path) -> PathBuf {
+        self.dir.join(relative)
+    }
+}
+
+/// A destination directory written as a [`Sink`]: each file is written unnamed (`O_TMPFILE`)
+/// and linked under its name, or written under a hidden temp name and renamed, so it appears
+/// whole or not at all; with `durable`, fsynced before it gets its name.
+#[derive(Debug)]
+pub struct DiskSink {
+    dir: PathBuf,
+    durable: bool,
+    temps: TempNamer,
+}
+
+impl DiskSink {
+    /// A sink into `dir`; temp files are named after `shard_tag` (`all` when not sharded), so a
+    /// resumed shard removes only its own.
+    pub fn new(dir: impl Into<PathBuf>, durable: bool, shard_tag: &str) -> Self {
+        DiskSink {
+            dir: dir.into(),
+            durable,
+            temps: TempNamer::new(shard_tag),
+        }
+    }
+}
+
+impl Sink for DiskSink {
+    fn write(&self, relative: &Path, bytes: &[u8]) -> io::Result<()> {
+        let target = self.dir.join(relative);
+        let dir = target.parent().unwrap_or(&self.dir);
+        if dir != self.dir {
+            match std::fs::create_dir(dir) {
+                Err(err) if err.kind() != io::ErrorKind::AlreadyExists => return Err(err),
+                _ => {}
+            }
+        }
+        let name = target
+            .file_name()
+            .and_then(|n| n.to_str())
+            .ok_or_else(|| io::Error::other("an output name must be UTF-8"))?;
+        write_atomic(dir, name, bytes, self.durable, &self.temps)
+    }
+}
+
+/// The failure of reading `file`: a symlink (`ELOOP` from `O_NOFOLLOW`) or another I/O error.
+pub(crate) fn io_failure(error: &io::Error, file: &Path) -> Failure {
+    if error.raw_os_error() == Some(libc::ELOOP) {
+        Failure::rejected(file, "symlink", "a symlink: symlinks are never followed")
+    } else {
+        Failure::rejected(file, "io", format!("cannot read: {error}"))
+    }
+}
+
+/// Reads a regular file without following a symlink at its last component (`ELOOP` if it is
+/// one) and without blocking on a FIFO.
+pub fn read_nofollow(path: &Path) -> io::Result<Vec<u8>> {
+    let file = OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(path)?;
+    let metadata = file.metadata()?;
+    if !metadata.is_file() {
+        return Err(io::Error::other("not a regular file"));
+    }
+    // Sized by the one fstat above (File's own read_to_end would stat and seek again) and read
+    // by Read's default read_to_end, which fills spare capacity without zeroing it first. The
+    // extra byte lets the second read see the end; a file that grew meanwhile is still read whole.
+    let mut bytes = Vec::with_capacity(usize::try_from(metadata.len()).unwrap_or(0) + 1);
+    PlainRead(&file).read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
+/// A reader with only `read`, so that `read_to_end` is `Read`'s default one.
+struct PlainRead<'a>(&'a std::fs::File);
+
+impl Read for PlainRead<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.0.read(buf)
+    }
+}
+
+/// Lists a store directory (names only; no file is opened).
+pub fn list_store(dir: &Path) -> io::Result<Listing> {
+    let mut entries = Vec::new();
+    for entry in std::fs::read_dir(dir)? {
+        let entry = entry?;
+        entries.push((entry.file_name(), entry.file_type()?));
+    }
+    entries.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+    let mut listing = Listing::default();
+    for (name, kind) in entries {
+        let Some(text) = name.to_str() else {
+            listing
+                .ignored
+                .push((dir.join(&name), "the name is not UTF-8".to_owned()));
+            continue;
+        };
+        if is_run_file_name(text) {
+            listing.runs.push(text.to_owned());
+        } else if kind.is_symlink() {
+            listing.ignored.push((
+                dir.join(&name),
+                "a symlink: symlinks are never followed".to_owned(),
+            ));
+        } else if !kind.is_file() && !kind.is_dir() {
+            listing
+                .ignored
+                .push((dir.join(&name), "not a regular file".to_owned()));
+        }
+    }
+    Ok(listing)
+}
