@@ -9,7 +9,7 @@ use std::path::PathBuf;
 
 use planrun_schemas::compat::{compare_paths, CompatError, Requirement};
 
-use super::{Format, Globals, Outcome};
+use crate::common::{Format, Globals, Outcome};
 
 /// Arguments of `schema compat`.
 #[derive(Debug, clap::Args)]

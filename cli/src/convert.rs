@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 use planrun_store::{convert_document, convert_run, ResolvedConfig, RunResult};
 
-use super::{Format, Globals, Outcome};
+use crate::common::{load_config, Format, Globals, Outcome};
 
 /// Arguments of `convert`.
 #[derive(Debug, clap::Args)]
@@ -26,14 +26,6 @@ pub struct Args {
     /// A legacy Config file laid over the SDK's defaults (its secrets are never written).
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
-}
-
-/// Loads `--config`, or the SDK's defaults.
-pub(super) fn load_config(path: Option<&Path>) -> anyhow::Result<ResolvedConfig> {
-    Ok(match path {
-        Some(path) => ResolvedConfig::from_file(path)?,
-        None => ResolvedConfig::sdk_defaults()?,
-    })
 }
 
 pub fn run(globals: &Globals, args: Args) -> anyhow::Result<Outcome> {

@@ -3,11 +3,11 @@
 
 use std::collections::BTreeMap;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use anyhow::Context;
 
-use super::{Format, Globals, Outcome};
+use crate::common::{Format, Globals, Outcome};
 
 /// Arguments of `detect`.
 #[derive(Debug, clap::Args)]
@@ -20,14 +20,14 @@ pub struct Args {
 pub fn run(globals: &Globals, args: Args) -> anyhow::Result<Outcome> {
     let mut files = Vec::new();
     for path in &args.paths {
-        collect(path, &mut files).with_context(|| format!("cannot read {}", path.display()))?;
+        crate::common::collect(path, &mut files)
+            .with_context(|| format!("cannot read {}", path.display()))?;
     }
     let mut out = std::io::stdout().lock();
     let mut counts: BTreeMap<String, usize> = BTreeMap::new();
     let mut rejected = 0;
     for file in &files {
-        let bytes =
-            std::fs::read(file).with_context(|| format!("cannot read {}", file.display()))?;
+        let bytes = crate::common::read_file(file)?;
         match planrun_legacy::detect(&bytes) {
             Ok(detection) => {
                 *counts
@@ -76,23 +76,4 @@ pub fn run(globals: &Globals, args: Args) -> anyhow::Result<Outcome> {
     } else {
         Outcome::Success
     })
-}
-
-/// Every `.json` file under `path` (itself if it is a file), sorted; symlinks are not followed.
-pub(super) fn collect(path: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
-    let meta = std::fs::symlink_metadata(path)?;
-    if meta.is_file() {
-        out.push(path.to_owned());
-    } else if meta.is_dir() {
-        let mut entries: Vec<_> = std::fs::read_dir(path)?.collect::<Result<_, _>>()?;
-        entries.sort_by_key(|e| e.file_name());
-        for entry in entries {
-            let child = entry.path();
-            let kind = entry.file_type()?;
-            if kind.is_dir() || (kind.is_file() && child.extension().is_some_and(|e| e == "json")) {
-                collect(&child, out)?;
-            }
-        }
-    }
-    Ok(())
 }

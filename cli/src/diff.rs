@@ -4,10 +4,9 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use anyhow::Context;
 use serde_json::Value;
 
-use super::{Format, Globals, Outcome};
+use crate::common::{Format, Globals, Outcome};
 use planrun_converter::diff::{diff, Difference};
 
 /// Arguments of `diff`.
@@ -20,7 +19,7 @@ pub struct Args {
 }
 
 fn read(path: &PathBuf) -> anyhow::Result<Value> {
-    let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let bytes = crate::common::read_file(path)?;
     planrun_legacy::json::parse_value(&bytes).map_err(|e| anyhow::anyhow!("{}", e.in_file(path)))
 }
 

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
 
-use super::{Format, Globals, Outcome};
+use crate::common::{Format, Globals, Outcome};
 use planrun_converter::downgrade::downgrade;
 use planrun_legacy::json::to_sdk_json;
 
@@ -25,8 +25,7 @@ pub struct Args {
 }
 
 pub fn run(globals: &Globals, args: Args) -> anyhow::Result<Outcome> {
-    let bytes = std::fs::read(&args.file)
-        .with_context(|| format!("cannot read {}", args.file.display()))?;
+    let bytes = crate::common::read_file(&args.file)?;
     let v2: planrun_v2::PlanRunV2 = serde_json::from_slice(&bytes)
         .with_context(|| format!("{} is not a PlanRunV2 document", args.file.display()))?;
     let down = match downgrade(&v2, args.allow_loss) {

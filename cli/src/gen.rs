@@ -9,7 +9,7 @@ use anyhow::Context;
 use planrun_gen::{generate, GenOptions, DEFAULT_LARGE_EVERY};
 use planrun_legacy::Version;
 
-use super::{Format, Globals, Outcome};
+use crate::common::{Format, Globals, Outcome};
 
 /// Arguments of `gen`.
 #[derive(Debug, clap::Args)]

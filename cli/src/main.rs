@@ -6,8 +6,11 @@
 use std::io::{self, Write};
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{Parser, Subcommand};
 
+use crate::common::{Format, Globals, Outcome};
+
+mod common;
 mod compat;
 mod convert;
 mod detect;
@@ -34,15 +37,6 @@ pub struct Cli {
     quiet: bool,
 }
 
-/// Report formats.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Format {
-    /// Human-readable lines.
-    Text,
-    /// One JSON document (or JSON Lines for streams).
-    Json,
-}
-
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Convert one run (or JSON Lines of runs on stdin) to PlanRunV2 on stdout; the loss report on stderr.
@@ -65,22 +59,6 @@ enum Command {
     Validate(validate::Args),
     /// Write a deterministic, realistic legacy store (for migration rehearsals and scale tests).
     Gen(gen::Args),
-}
-
-/// Options every verb sees.
-pub struct Globals {
-    /// Report format.
-    pub format: Format,
-    /// Print only errors.
-    pub quiet: bool,
-}
-
-/// What a verb ended with; mapped to the documented exit codes.
-pub enum Outcome {
-    /// Everything read or converted.
-    Success,
-    /// Some documents were rejected or blocked.
-    Partial,
 }
 
 /// Parses the command line, runs the verb and maps its result to an exit code.

@@ -10,8 +10,7 @@ use anyhow::{bail, Context};
 use indicatif::{ProgressBar, ProgressStyle};
 use planrun_store::migrate::{migrate, Options, Progress, Shard, Summary, DEFAULT_CHUNK_SIZE};
 
-use super::convert::load_config;
-use super::{Format, Globals, Outcome};
+use crate::common::{load_config, Format, Globals, Outcome};
 
 /// Arguments of `migrate`.
 #[derive(Debug, clap::Args)]

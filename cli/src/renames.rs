@@ -2,7 +2,7 @@
 
 use std::io::Write;
 
-use super::{Format, Globals, Outcome};
+use crate::common::{Format, Globals, Outcome};
 use planrun_converter::renames;
 
 /// Arguments of `renames`.

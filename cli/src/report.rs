@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use anyhow::Context;
 use planrun_store::migrate::report::{merge, BatchReport};
 
-use super::{Format, Globals, Outcome};
+use crate::common::{Format, Globals, Outcome};
 
 /// Arguments of `report`.
 #[derive(Debug, clap::Args)]
@@ -34,8 +34,7 @@ pub fn run(globals: &Globals, args: Args) -> anyhow::Result<Outcome> {
     let Command::Merge { reports, out } = args.command;
     let mut parsed: Vec<BatchReport> = Vec::with_capacity(reports.len());
     for path in &reports {
-        let bytes =
-            std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+        let bytes = crate::common::read_file(path)?;
         parsed.push(
             serde_json::from_slice(&bytes)
                 .with_context(|| format!("{} is not a migration report", path.display()))?,

@@ -19,7 +19,7 @@ use planrun_schemas::export::{self, Lang, Source};
 
 use clap::ValueEnum;
 
-use super::{Format, Globals, Outcome};
+use crate::common::{Format, Globals, Outcome};
 
 /// Arguments of `schema`.
 #[derive(Debug, clap::Args)]
@@ -36,7 +36,7 @@ enum SchemaCommand {
     Export(ExportArgs),
     /// Classify the change from OLD to NEW schemas as BACKWARD, FORWARD, FULL or BREAKING
     /// compatible, listing every rule that fired (exit 0 when --require is met, 1 when not).
-    Compat(super::compat::Args),
+    Compat(crate::compat::Args),
 }
 
 #[derive(Debug, clap::Args)]
@@ -77,7 +77,7 @@ impl From<LangArg> for Lang {
 
 pub fn run(globals: &Globals, args: Args) -> anyhow::Result<Outcome> {
     match args.command {
-        SchemaCommand::Compat(compat) => super::compat::run(globals, compat),
+        SchemaCommand::Compat(compat) => crate::compat::run(globals, compat),
         SchemaCommand::Export(export)
             if export.lang != LangArg::JsonSchema || export.from.is_some() =>
         {

@@ -11,7 +11,7 @@ use anyhow::Context;
 use planrun_legacy::json::parse_value;
 use planrun_schemas::validate::{schema_for_document, validate, Violation};
 
-use super::{Format, Globals, Outcome};
+use crate::common::{Format, Globals, Outcome};
 
 /// Arguments of `validate`.
 #[derive(Debug, clap::Args)]
@@ -37,14 +37,13 @@ pub fn run(globals: &Globals, args: Args) -> anyhow::Result<Outcome> {
     }
     let mut files = Vec::new();
     for path in &args.paths {
-        super::detect::collect(path, &mut files)
+        crate::common::collect(path, &mut files)
             .with_context(|| format!("cannot read {}", path.display()))?;
     }
     let mut out = std::io::stdout().lock();
     let mut invalid = 0;
     for file in &files {
-        let bytes =
-            std::fs::read(file).with_context(|| format!("cannot read {}", file.display()))?;
+        let bytes = crate::common::read_file(file)?;
         let checked = check(&bytes, args.schema.as_deref())?;
         let valid = checked.violations.is_empty();
         invalid += usize::from(!valid);
