@@ -80,7 +80,7 @@ pub struct Detection {
 impl Detection {
     /// The version the document is read and re-emitted as: the newest one the evidence allows.
     pub fn version(&self) -> Version {
-        self.versions.newest().unwrap_or(R6)
+        self.versions.newest().unwrap_or(Version::HEAD)
     }
 }
 
@@ -174,6 +174,14 @@ fn all(first: Version, last: Version) -> VersionSet {
     VersionSet::range(first, last)
 }
 
+/// The versions from `first` to the newest one.
+fn since(first: Version) -> VersionSet {
+    VersionSet::since(first)
+}
+
+/// The newest version: a fact only the SDK at HEAD writes.
+const HEAD: Version = Version::HEAD;
+
 fn child(pointer: &str, key: &str) -> String {
     format!("{pointer}/{}", escape_pointer_token(key))
 }
@@ -191,7 +199,7 @@ pub fn detect_tree(src: &[u8], tree: &Value) -> Result<Detection, ParseError> {
             facts.hard(
                 String::new(),
                 "a list of RunContext.step_output_values (v0.8.0+)",
-                all(R6, R6),
+                since(HEAD),
             );
             return facts.conclude(DocKind::StepOutputValues);
         }
@@ -208,7 +216,7 @@ pub fn detect_tree(src: &[u8], tree: &Value) -> Result<Detection, ParseError> {
         facts.hard(
             String::new(),
             "a legacy RunContext snapshot (v0.8.0+)",
-            all(R6, R6),
+            since(HEAD),
         );
         DocKind::RunContext
     } else if has("external_id") {
@@ -221,11 +229,11 @@ pub fn detect_tree(src: &[u8], tree: &Value) -> Result<Detection, ParseError> {
         facts.hard(
             String::new(),
             "a RunContext StepOutputValue (v0.8.0+)",
-            all(R6, R6),
+            since(HEAD),
         );
         DocKind::StepOutputValue
     } else if has("output_name") {
-        facts.hard("/output_name".into(), "an AgentMemoryValue", all(R2, R6));
+        facts.hard("/output_name".into(), "an AgentMemoryValue", since(R2));
         DocKind::Output
     } else if !obj.is_empty() && obj.keys().all(|k| k == "value" || k == "summary") {
         facts.hard(
@@ -239,7 +247,7 @@ pub fn detect_tree(src: &[u8], tree: &Value) -> Result<Detection, ParseError> {
         || has("models")
         || has("storage_class")
     {
-        facts.hard(String::new(), "a Config (the HEAD model)", all(R6, R6));
+        facts.hard(String::new(), "a Config (the HEAD model)", since(HEAD));
         DocKind::Config
     } else {
         return Err(unrecognised(src, tree));
@@ -293,7 +301,7 @@ fn run_prefix_fact(facts: &mut Facts, pointer: String, value: Option<&Value>, wh
     match prefix_of(value) {
         Some("wkfl") => facts.hard(pointer, format!("{what} prefix wkfl-"), all(W1, W1)),
         Some("pr") => facts.hard(pointer, format!("{what} prefix pr-"), all(R0, R0)),
-        Some("prun") => facts.hard(pointer, format!("{what} prefix prun-"), all(R1, R6)),
+        Some("prun") => facts.hard(pointer, format!("{what} prefix prun-"), since(R1)),
         _ => {}
     }
 }
@@ -318,19 +326,15 @@ fn run_facts(facts: &mut Facts, obj: &Map<String, Value>) {
                 context_facts(facts, ec);
             }
         }
-        None => facts.soft("".into(), "no execution_context", all(R6, R6)),
+        None => facts.soft("".into(), "no execution_context", since(HEAD)),
     }
     if obj.contains_key("end_user_id") {
-        facts.hard("/end_user_id".into(), "top-level end_user_id", all(R4, R6));
+        facts.hard("/end_user_id".into(), "top-level end_user_id", since(R4));
     } else {
         facts.hard("".into(), "no top-level end_user_id", all(W1, R3));
     }
     if obj.contains_key("plan_run_inputs") {
-        facts.hard(
-            "/plan_run_inputs".into(),
-            "has plan_run_inputs",
-            all(R5, R6),
-        );
+        facts.hard("/plan_run_inputs".into(), "has plan_run_inputs", since(R5));
     } else {
         facts.soft("".into(), "no plan_run_inputs", all(W1, R4));
     }
@@ -350,7 +354,7 @@ fn run_facts(facts: &mut Facts, obj: &Map<String, Value>) {
         .iter()
         .find(|(_, v)| v.get("output_name").is_some())
     {
-        facts.hard(pointer.clone(), "an agent-memory output", all(R2, R6));
+        facts.hard(pointer.clone(), "an agent-memory output", since(R2));
     }
     for (i, clar) in outputs
         .get("clarifications")
@@ -415,7 +419,7 @@ fn clarification_facts(facts: &mut Facts, pointer: &str, clar: &Map<String, Valu
         facts.hard(
             child(pointer, "plan_run_id"),
             "clarification plan_run_id",
-            all(R0, R6),
+            since(R0),
         );
         run_prefix_fact(
             facts,
@@ -434,13 +438,13 @@ fn clarification_facts(facts: &mut Facts, pointer: &str, clar: &Map<String, Valu
         Some("User Verification") => facts.hard(
             child(pointer, "category"),
             "category \"User Verification\" (v0.4.0+)",
-            all(R6, R6),
+            since(HEAD),
         ),
         Some("Action") if clar.contains_key("require_confirmation") => {
             facts.hard(
                 child(pointer, "require_confirmation"),
                 "Action clarification with require_confirmation (v0.3.0+)",
-                all(R4, R6),
+                since(R4),
             );
         }
         Some("Action") => facts.soft(
@@ -454,7 +458,7 @@ fn clarification_facts(facts: &mut Facts, pointer: &str, clar: &Map<String, Valu
         facts.hard(
             child(pointer, "source"),
             "clarification source (v0.4.0+)",
-            all(R6, R6),
+            since(HEAD),
         );
     }
 }
@@ -492,23 +496,23 @@ fn plan_facts(facts: &mut Facts, obj: &Map<String, Value>) {
             facts.hard(
                 child(&format!("/steps/{i}"), extra),
                 format!("step key {extra:?} kept by extra=\"allow\" (0.1.7+)"),
-                all(R1, R6),
+                since(R1),
             );
         }
     }
     match with_value {
         Some(p) => facts.hard(p, "Variable.value (removed in v0.1.12)", all(W1, R1)),
-        None if variables > 0 => facts.soft("/steps".into(), "no Variable.value", all(R2, R6)),
+        None if variables > 0 => facts.soft("/steps".into(), "no Variable.value", since(R2)),
         None => {}
     }
     if let Some(p) = without_description {
-        facts.hard(p, "Variable without description (v0.7.0+)", all(R6, R6));
+        facts.hard(p, "Variable without description (v0.7.0+)", since(HEAD));
     }
     match steps.iter().position(|s| s.contains_key("condition")) {
         Some(i) => facts.hard(
             format!("/steps/{i}/condition"),
             "Step.condition (0.1.8+)",
-            all(R1, R6),
+            since(R1),
         ),
         None if !steps.is_empty() => facts.soft("/steps".into(), "no Step.condition", all(W1, R1)),
         None => {}
@@ -534,14 +538,14 @@ fn plan_facts(facts: &mut Facts, obj: &Map<String, Value>) {
             all(R5, R5),
         );
     } else if obj.contains_key("plan_inputs") {
-        facts.hard("/plan_inputs".into(), "plan_inputs (v0.3.4+)", all(R6, R6));
+        facts.hard("/plan_inputs".into(), "plan_inputs (v0.3.4+)", since(HEAD));
     } else {
         facts.soft("".into(), "no plan inputs", all(W1, R4));
     }
 }
 
 fn end_user_facts(facts: &mut Facts, obj: &Map<String, Value>) {
-    facts.hard("".into(), "an EndUser (v0.3.0+)", all(R4, R6));
+    facts.hard("".into(), "an EndUser (v0.3.0+)", since(R4));
     if let Some((k, _)) = obj
         .get("additional_data")
         .and_then(Value::as_object)
@@ -550,7 +554,7 @@ fn end_user_facts(facts: &mut Facts, obj: &Map<String, Value>) {
         facts.hard(
             child("/additional_data", k),
             "null additional_data value (v0.3.5+)",
-            all(R6, R6),
+            since(HEAD),
         );
     }
 }
@@ -578,6 +582,6 @@ fn tool_call_facts(facts: &mut Facts, obj: &Map<String, Value>) {
             all(W1, R5),
         );
     } else {
-        facts.hard("".into(), "tool call without additional_data", all(R6, R6));
+        facts.hard("".into(), "tool call without additional_data", since(HEAD));
     }
 }

@@ -54,4 +54,4 @@ pub use scalar::{
     stringify, LaxBool, LaxInt, BOOL_STRING_PATTERN, INT_STRING_PATTERN, MAX_SAFE_INTEGER,
 };
 pub use schema::{schema_file, schemas, SCHEMA_BASE_URL};
-pub use version::{Version, VersionSet};
+pub use version::{Version, VersionInfo, VersionSet, REGISTRY};

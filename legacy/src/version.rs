@@ -5,7 +5,10 @@ use std::fmt;
 
 use serde::{Serialize, Serializer};
 
-/// A wire version of the run object (§0 of the wire-format spec).
+use crate::id::Prefix;
+
+/// A wire version of the run object. The one list of versions is [`REGISTRY`]; everything else
+/// (detection, the migration chain, reports, the generator, the CLI) reads it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Version {
     /// `Workflow`, `wkfl-` ids (0.0.1-alpha.50).
@@ -26,31 +29,116 @@ pub enum Version {
     R6,
 }
 
+/// What the registry says of one version.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct VersionInfo {
+    /// The version.
+    #[serde(skip)]
+    pub version: Version,
+    /// Its name in reports, journals and on the command line (`R4`).
+    pub name: &'static str,
+    /// The SDK releases that wrote it.
+    pub releases: &'static str,
+    /// What it changed in the run object, against the version before it.
+    pub adds: &'static str,
+    /// The prefix of its run ids (and so of its run file names).
+    #[serde(serialize_with = "prefix_text")]
+    pub run_prefix: Prefix,
+}
+
+fn prefix_text<S: Serializer>(prefix: &Prefix, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_str(prefix.as_str())
+}
+
+/// Every run wire version, oldest first: the one place that lists them. Adding a version is
+/// one row here and one variant of [`Version`]; the README's "How to add a legacy version"
+/// lists the rest.
+pub const REGISTRY: [VersionInfo; 8] = [
+    VersionInfo {
+        version: Version::W1,
+        name: "W1",
+        releases: "0.0.1-alpha.50",
+        adds:
+            "the Workflow model: `wkfl-` ids, an execution context with system-context extensions",
+        run_prefix: Prefix::Wkfl,
+    },
+    VersionInfo {
+        version: Version::R0,
+        name: "R0",
+        releases: "0.1.0-alpha",
+        adds: "Workflow renamed PlanRun: `pr-` ids, clarifications name their run `plan_run_id`",
+        run_prefix: Prefix::Pr,
+    },
+    VersionInfo {
+        version: Version::R1,
+        name: "R1",
+        releases: "0.1.0 – 0.1.11",
+        adds: "`prun-` ids",
+        run_prefix: Prefix::Prun,
+    },
+    VersionInfo {
+        version: Version::R2,
+        name: "R2",
+        releases: "v0.1.12",
+        adds: "agent-memory outputs, stored as `<run id>/<output name>.json`",
+        run_prefix: Prefix::Prun,
+    },
+    VersionInfo {
+        version: Version::R3,
+        name: "R3",
+        releases: "v0.2.0",
+        adds: "the system-context extensions leave the execution context",
+        run_prefix: Prefix::Prun,
+    },
+    VersionInfo {
+        version: Version::R4,
+        name: "R4",
+        releases: "v0.3.0",
+        adds: "a top-level `end_user_id` and EndUser files",
+        run_prefix: Prefix::Prun,
+    },
+    VersionInfo {
+        version: Version::R5,
+        name: "R5",
+        releases: "v0.3.2",
+        adds: "`plan_run_inputs`",
+        run_prefix: Prefix::Prun,
+    },
+    VersionInfo {
+        version: Version::R6,
+        name: "R6",
+        releases: "v0.3.4 – HEAD",
+        adds: "no `execution_context`",
+        run_prefix: Prefix::Prun,
+    },
+];
+
 impl Version {
     /// All versions, oldest first.
-    pub const ALL: [Version; 8] = [
-        Version::W1,
-        Version::R0,
-        Version::R1,
-        Version::R2,
-        Version::R3,
-        Version::R4,
-        Version::R5,
-        Version::R6,
-    ];
-
-    /// The name used in the spec and in reports.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Version::W1 => "W1",
-            Version::R0 => "R0",
-            Version::R1 => "R1",
-            Version::R2 => "R2",
-            Version::R3 => "R3",
-            Version::R4 => "R4",
-            Version::R5 => "R5",
-            Version::R6 => "R6",
+    pub const ALL: [Version; REGISTRY.len()] = {
+        let mut all = [Version::W1; REGISTRY.len()];
+        let mut i = 0;
+        while i < REGISTRY.len() {
+            all[i] = REGISTRY[i].version;
+            i += 1;
         }
+        all
+    };
+
+    /// The oldest version.
+    pub const OLDEST: Version = Version::ALL[0];
+
+    /// The version the SDK writes today, which a downgrade writes and the chain ends at.
+    pub const HEAD: Version = Version::ALL[Version::ALL.len() - 1];
+
+    /// What the registry says of this version.
+    pub fn info(self) -> &'static VersionInfo {
+        &REGISTRY[self as usize]
+    }
+
+    /// The name used in reports, journals and on the command line.
+    pub fn as_str(self) -> &'static str {
+        self.info().name
     }
 
     /// Parses a version name (`"W1"`, `"r3"` …).
@@ -61,12 +149,13 @@ impl Version {
     }
 
     /// The run id prefix of this version.
-    pub fn run_prefix(self) -> crate::id::Prefix {
-        match self {
-            Version::W1 => crate::id::Prefix::Wkfl,
-            Version::R0 => crate::id::Prefix::Pr,
-            _ => crate::id::Prefix::Prun,
-        }
+    pub fn run_prefix(self) -> Prefix {
+        self.info().run_prefix
+    }
+
+    /// The version after this one, `None` at [`Version::HEAD`].
+    pub fn next(self) -> Option<Version> {
+        Version::ALL.get(self as usize + 1).copied()
     }
 
     fn bit(self) -> u8 {
@@ -92,9 +181,14 @@ pub struct VersionSet(u8);
 
 impl VersionSet {
     /// Every version.
-    pub const ALL: VersionSet = VersionSet(0xff);
+    pub const ALL: VersionSet = VersionSet(u8::MAX >> (8 - REGISTRY.len()));
     /// No version.
     pub const EMPTY: VersionSet = VersionSet(0);
+
+    /// The versions from `first` to [`Version::HEAD`].
+    pub fn since(first: Version) -> Self {
+        VersionSet::range(first, Version::HEAD)
+    }
 
     /// The versions from `first` to `last`, inclusive.
     pub fn range(first: Version, last: Version) -> Self {
