@@ -13,10 +13,16 @@ pub fn settings() -> SchemaSettings {
 }
 
 /// The schema of `T` generated with `settings`, as the document published under
-/// `base_url` + `file`: that is its `$id`, and `$schema`, `$id`, `title` and `description` come
-/// first, in that order (a `title` or `description` the schema lacks is left out).
+/// `base_url` + `file` (see [`with_header`]).
 pub fn published<T: JsonSchema>(settings: SchemaSettings, base_url: &str, file: &str) -> Value {
-    let mut schema = settings.into_generator().into_root_schema_for::<T>();
+    let schema = settings.into_generator().into_root_schema_for::<T>();
+    with_header(schema, base_url, file)
+}
+
+/// `schema` as the document published under `base_url` + `file`: that is its `$id`, and
+/// `$schema`, `$id`, `title` and `description` come first, in that order, so every published
+/// file starts alike (a `title` or `description` the schema lacks is left out).
+pub fn with_header(mut schema: Schema, base_url: &str, file: &str) -> Value {
     let mut body = std::mem::take(schema.ensure_object());
     let mut out = Map::new();
     if let Some(meta) = body.shift_remove("$schema") {
