@@ -70,9 +70,10 @@ impl fmt::Display for Secret {
     }
 }
 
+/// Written as it is displayed: masked.
 impl Serialize for Secret {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.redacted())
+        serializer.collect_str(self)
     }
 }
 
@@ -142,9 +143,10 @@ impl fmt::Display for RedactedUrl {
     }
 }
 
+/// Written as it is displayed: with its secrets masked.
 impl Serialize for RedactedUrl {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(&self.redacted())
+        serializer.collect_str(self)
     }
 }
 
