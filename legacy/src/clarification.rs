@@ -14,8 +14,8 @@ use serde_json::{json, Map, Value};
 
 use crate::id::{ClarificationId, RunId};
 use crate::scalar::{lax_opt_int, LaxBool, LaxBoolValue, LaxInt};
-use crate::schema::with_description;
-use crate::strict::serde_unit;
+use planrun_wire::schema::with_description;
+use planrun_wire::serde_unit;
 
 /// A clarification's category: the SDK's category strings of every version (`Argument` until
 /// 0.1.0, `User Verification` from v0.4.0).

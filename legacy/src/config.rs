@@ -1,154 +1,46 @@
 //! The SDK's `Config` (HEAD, §5). No store holds one; users hand one to the converter. Secret
 //! fields are typed so that they cannot be printed or serialised in clear, including the
 //! `aws_secret_access_key` that the SDK itself leaks and passwords inside `llm_redis_cache_url`.
+//! The secret types and the URL masking rule are `planrun_wire`'s, the same ones V2 writes with,
+//! so what [`Config::clear_secrets`] reports is exactly what the V2 output masks.
 
 use std::borrow::Cow;
-use std::fmt;
 
 use indexmap::IndexMap;
-use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use planrun_wire::secret::string_schema;
+use planrun_wire::{RedactedUrl as SecretUrl, Secret};
+use schemars::{JsonSchema, Schema, SchemaGenerator};
+use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 
 use crate::scalar::{lax_present_bool, lax_present_int, LaxBool, LaxBoolValue, LaxInt};
-use crate::strict::{present, serde_object};
+use planrun_wire::serde_object;
+use planrun_wire::strict::present;
 
-/// What every secret is written as: the SDK's own `SecretStr` mask.
-pub const MASK: &str = "**********";
+/// Schema stand-in for [`Secret`]: the legacy schemas name it `Secret` and word its rule for
+/// legacy input (any string is read), where the V2 schemas use the wire crate's wording.
+struct SecretSchema;
 
-/// A secret string: Debug, Display and Serialize show only the mask (`""` stays `""`).
-#[derive(Clone, PartialEq, Eq, Default)]
-pub struct Secret(String);
-
-impl Secret {
-    /// Wraps a secret.
-    pub fn new(value: impl Into<String>) -> Self {
-        Secret(value.into())
-    }
-
-    /// The secret in clear, for code that must use it; never for output.
-    pub fn expose(&self) -> &str {
-        &self.0
-    }
-
-    /// Whether the input held a real secret (not empty, not already masked).
-    pub fn is_clear(&self) -> bool {
-        !self.0.is_empty() && self.0 != MASK
-    }
-
-    fn masked(&self) -> &'static str {
-        if self.0.is_empty() {
-            ""
-        } else {
-            MASK
-        }
-    }
-}
-
-impl fmt::Debug for Secret {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Secret({:?})", self.masked())
-    }
-}
-
-impl fmt::Display for Secret {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.masked())
-    }
-}
-
-impl Serialize for Secret {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.masked())
-    }
-}
-
-impl<'de> Deserialize<'de> for Secret {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        String::deserialize(deserializer).map(Secret)
-    }
-}
-
-impl JsonSchema for Secret {
+impl JsonSchema for SecretSchema {
     fn schema_name() -> Cow<'static, str> {
         "Secret".into()
     }
 
     fn json_schema(_: &mut SchemaGenerator) -> Schema {
-        json_schema!({
-            "type": "string",
-            "description": "A secret (an API key). Any string is read; it is only ever written masked: \"**********\" when set, \"\" when empty."
-        })
+        string_schema("A secret (an API key). Any string is read; it is only ever written masked: \"**********\" when set, \"\" when empty.")
     }
 }
 
-/// A URL that may embed a password (`redis://user:pw@host`); shown with the password masked.
-#[derive(Clone, PartialEq, Eq)]
-pub struct SecretUrl(String);
+/// Schema stand-in for [`SecretUrl`], under the legacy schemas' name `SecretUrl`.
+struct SecretUrlSchema;
 
-impl SecretUrl {
-    /// Wraps a URL.
-    pub fn new(value: impl Into<String>) -> Self {
-        SecretUrl(value.into())
-    }
-
-    /// The URL in clear, for code that must connect with it; never for output.
-    pub fn expose(&self) -> &str {
-        &self.0
-    }
-
-    /// Whether the URL carries a password in clear.
-    pub fn has_password(&self) -> bool {
-        self.password_range().is_some_and(|r| &self.0[r] != MASK)
-    }
-
-    fn password_range(&self) -> Option<std::ops::Range<usize>> {
-        let authority_start = self.0.find("://")? + 3;
-        let authority_end = self.0[authority_start..]
-            .find(['/', '?', '#'])
-            .map_or(self.0.len(), |i| authority_start + i);
-        let at = self.0[authority_start..authority_end].rfind('@')? + authority_start;
-        let colon = self.0[authority_start..at].find(':')? + authority_start;
-        Some(colon + 1..at)
-    }
-
-    /// The URL with its password replaced by the mask.
-    pub fn redacted(&self) -> String {
-        match self.password_range() {
-            Some(range) => format!("{}{MASK}{}", &self.0[..range.start], &self.0[range.end..]),
-            None => self.0.clone(),
-        }
-    }
-}
-
-impl fmt::Debug for SecretUrl {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "SecretUrl({:?})", self.redacted())
-    }
-}
-
-impl Serialize for SecretUrl {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(&self.redacted())
-    }
-}
-
-impl<'de> Deserialize<'de> for SecretUrl {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        String::deserialize(deserializer).map(SecretUrl)
-    }
-}
-
-impl JsonSchema for SecretUrl {
+impl JsonSchema for SecretUrlSchema {
     fn schema_name() -> Cow<'static, str> {
         "SecretUrl".into()
     }
 
     fn json_schema(_: &mut SchemaGenerator) -> Schema {
-        json_schema!({
-            "type": "string",
-            "description": "A URL that may embed a password (`redis://user:password@host`). Any string is read; it is written with the password masked as \"**********\"."
-        })
+        string_schema("A URL that may embed a password (`redis://user:password@host`). Any string is read; it is written with the password masked as \"**********\".")
     }
 }
 
@@ -182,7 +74,7 @@ pub struct Config {
         deserialize_with = "present",
         skip_serializing_if = "Option::is_none"
     )]
-    #[schemars(with = "Option<Secret>")]
+    #[schemars(with = "Option<SecretSchema>")]
     pub portia_api_key: Option<Option<Secret>>,
     /// The OpenRouter API key (a `SecretStr` in the SDK).
     #[serde(
@@ -190,7 +82,7 @@ pub struct Config {
         deserialize_with = "present",
         skip_serializing_if = "Option::is_none"
     )]
-    #[schemars(with = "Secret")]
+    #[schemars(with = "SecretSchema")]
     pub openrouter_api_key: Option<Secret>,
     /// The Groq API key (a `SecretStr` in the SDK).
     #[serde(
@@ -198,7 +90,7 @@ pub struct Config {
         deserialize_with = "present",
         skip_serializing_if = "Option::is_none"
     )]
-    #[schemars(with = "Secret")]
+    #[schemars(with = "SecretSchema")]
     pub groq_api_key: Option<Secret>,
     /// The OpenAI API key (a `SecretStr` in the SDK).
     #[serde(
@@ -206,7 +98,7 @@ pub struct Config {
         deserialize_with = "present",
         skip_serializing_if = "Option::is_none"
     )]
-    #[schemars(with = "Secret")]
+    #[schemars(with = "SecretSchema")]
     pub openai_api_key: Option<Secret>,
     /// The Anthropic API key (a `SecretStr` in the SDK).
     #[serde(
@@ -214,7 +106,7 @@ pub struct Config {
         deserialize_with = "present",
         skip_serializing_if = "Option::is_none"
     )]
-    #[schemars(with = "Secret")]
+    #[schemars(with = "SecretSchema")]
     pub anthropic_api_key: Option<Secret>,
     /// The Mistral AI API key (a `SecretStr` in the SDK).
     #[serde(
@@ -222,7 +114,7 @@ pub struct Config {
         deserialize_with = "present",
         skip_serializing_if = "Option::is_none"
     )]
-    #[schemars(with = "Secret")]
+    #[schemars(with = "SecretSchema")]
     pub mistralai_api_key: Option<Secret>,
     /// The Google API key (a `SecretStr` in the SDK).
     #[serde(
@@ -230,7 +122,7 @@ pub struct Config {
         deserialize_with = "present",
         skip_serializing_if = "Option::is_none"
     )]
-    #[schemars(with = "Secret")]
+    #[schemars(with = "SecretSchema")]
     pub google_api_key: Option<Secret>,
     /// The Azure OpenAI API key (a `SecretStr` in the SDK).
     #[serde(
@@ -238,7 +130,7 @@ pub struct Config {
         deserialize_with = "present",
         skip_serializing_if = "Option::is_none"
     )]
-    #[schemars(with = "Secret")]
+    #[schemars(with = "SecretSchema")]
     pub azure_openai_api_key: Option<Secret>,
     /// The Azure OpenAI endpoint.
     #[serde(
@@ -254,7 +146,7 @@ pub struct Config {
         deserialize_with = "present",
         skip_serializing_if = "Option::is_none"
     )]
-    #[schemars(with = "Secret")]
+    #[schemars(with = "SecretSchema")]
     pub grok_api_key: Option<Secret>,
     /// The Ollama endpoint (the SDK's default `http://localhost:11434/v1`).
     #[serde(
@@ -279,7 +171,7 @@ pub struct Config {
         deserialize_with = "present",
         skip_serializing_if = "Option::is_none"
     )]
-    #[schemars(with = "Secret")]
+    #[schemars(with = "SecretSchema")]
     pub aws_secret_access_key: Option<Secret>,
     /// The AWS region.
     #[serde(
@@ -304,7 +196,7 @@ pub struct Config {
         deserialize_with = "present",
         skip_serializing_if = "Option::is_none"
     )]
-    #[schemars(with = "Option<SecretUrl>")]
+    #[schemars(with = "Option<SecretUrlSchema>")]
     pub llm_redis_cache_url: Option<Option<SecretUrl>>,
     /// One of the SDK's `LLMProvider` values (`openai`, `anthropic`, `mistralai`, `google`,
     /// `amazon`, `azure-openai`, `custom`, `ollama`, `openrouter`, `grok`, `groq`), or null.
@@ -481,5 +373,57 @@ mod tests {
             ]
         );
         assert_eq!(config.openai_api_key.unwrap().expose(), "sk-live-123");
+    }
+
+    /// The legacy side once masked only a `user:password` user-info, so a `?password=` query
+    /// parameter or a lone user-info reached the V2 output masked (V2's rule) while the loss
+    /// report, built from [`Config::clear_secrets`], said nothing of it. Both now use one rule.
+    #[test]
+    fn redis_urls_are_masked_and_reported_as_v2_masks_them() {
+        for (url, written) in [
+            (
+                "redis://:pw@h:6379/0?password=x",
+                "redis://:**********@h:6379/0?password=**********",
+            ),
+            ("redis://secret@h", "redis://**********@h"),
+            ("redis://h/0?Password=x", "redis://h/0?Password=**********"),
+        ] {
+            let input = serde_json::json!({ "storage_class": "DISK", "llm_redis_cache_url": url });
+            let input = input.to_string();
+            let parsed = crate::parse(input.as_bytes()).unwrap();
+            let crate::LegacyDocument::Config(config) = &parsed.document else {
+                panic!("{url}: not read as a config");
+            };
+            let emitted = parsed.to_sdk_json();
+            assert!(
+                emitted.contains(&format!("\"{written}\"")),
+                "{url}: {emitted}"
+            );
+            assert_eq!(
+                planrun_v2::RedactedUrl::new(url).to_string(),
+                written,
+                "{url}"
+            );
+            assert_eq!(config.clear_secrets(), ["llm_redis_cache_url"], "{url}");
+        }
+    }
+
+    /// An empty password (`redis://bob:@h`) is no secret: V2 keeps it, the legacy side used to
+    /// write the mask in its place and report a redaction. An already masked URL reports nothing.
+    #[test]
+    fn urls_without_a_secret_in_clear_are_kept_and_not_reported() {
+        for url in [
+            "redis://bob:@h",
+            "redis://h:6379/0",
+            "redis://:**********@h?password=**********",
+        ] {
+            let config: Config =
+                serde_json::from_value(serde_json::json!({ "llm_redis_cache_url": url })).unwrap();
+            assert_eq!(
+                serde_json::to_value(&config).unwrap()["llm_redis_cache_url"],
+                url
+            );
+            assert!(config.clear_secrets().is_empty(), "{url}");
+        }
     }
 }

@@ -8,7 +8,8 @@ use serde_json::{Number, Value};
 
 use crate::id::RunId;
 use crate::scalar::{lax_int, LaxInt};
-use crate::strict::{present, serde_object, serde_unit};
+use planrun_wire::strict::present;
+use planrun_wire::{serde_object, serde_unit};
 
 /// The W1 ExecutionContext. Unknown keys are ignored, as the SDK does.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]

@@ -13,9 +13,9 @@ use crate::json::{from_tree, located, parse_value, to_sdk_json, Difference};
 use crate::output::Output;
 use crate::plan::Plan;
 use crate::run::{LegacyRun, RunR1, RunR2, RunR3, RunR4, RunR5, RunR6, RunW1};
-use crate::strict::serde_object;
 use crate::version::Version;
 use crate::{Clarification, Config};
+use planrun_wire::serde_object;
 
 /// The serialisable part of the HEAD `RunContext` (§4 of the wire-format spec); the SDK never
 /// wrote one, so its key order is this toolkit's. `plan` (PlanV2) is not part of it: the SDK

@@ -26,14 +26,13 @@ mod plan;
 mod run;
 mod scalar;
 mod schema;
-mod strict;
 mod version;
 
 #[cfg(feature = "testkit")]
 pub mod strategies;
 
 pub use clarification::{Category, Clarification, RunRefKey};
-pub use config::{Config, Secret, SecretUrl, MASK};
+pub use config::Config;
 pub use context::{
     EndUser, ExecutionContextR0, ExecutionContextR3, ExecutionContextR4, ExecutionContextW1,
     StepOutputValue, ToolCallRecord, ToolCallStatus,
@@ -47,6 +46,7 @@ pub use error::{ErrorKind, ParseError};
 pub use id::{ClarificationId, PlanId, Prefix, PrefixedId, RunId, UUID_PATTERN};
 pub use output::{AgentMemoryValue, LocalDataValue, OldOutput, Output};
 pub use plan::{Plan, PlanContext, PlanInput, PlanInputV032, Step, Variable};
+pub use planrun_wire::{RedactedUrl as SecretUrl, Secret, MASK};
 pub use run::{
     LegacyRun, Outputs, RunR0, RunR1, RunR2, RunR3, RunR4, RunR5, RunR6, RunState, RunW1,
 };

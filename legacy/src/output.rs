@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::id::{PrunId, RunId};
 use crate::scalar::stringified_value;
-use crate::strict::serde_object;
+use planrun_wire::serde_object;
 
 /// The W1–R1 `Output` and the R2+ `LocalDataValue`: a value stored inline, as a string, and an
 /// optional summary.

@@ -12,8 +12,9 @@ use serde::{Deserialize, Serialize, Serializer};
 use serde_json::Value;
 
 use crate::id::PlanId;
-use crate::schema::with_description;
-use crate::strict::{present, serde_object};
+use planrun_wire::schema::with_description;
+use planrun_wire::serde_object;
+use planrun_wire::strict::present;
 
 /// A legacy plan (every release's `Plan`): the user's query, the tools the planner could use and
 /// the steps, plus the plan inputs of v0.3.2 on.

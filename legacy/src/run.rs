@@ -12,8 +12,9 @@ use crate::context::{
 use crate::id::{PlanId, RunId};
 use crate::output::{LocalDataValue, OldOutput, Output};
 use crate::scalar::{lax_int, LaxInt};
-use crate::strict::{present, serde_object, serde_unit, MapOnly};
 use crate::version::Version;
+use planrun_wire::strict::{present, MapOnly};
+use planrun_wire::{serde_object, serde_unit};
 
 /// The run state; the same six values in every version.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]

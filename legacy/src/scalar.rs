@@ -18,6 +18,8 @@ use serde::de::{self, Deserializer};
 use serde::Deserialize;
 use serde_json::Value;
 
+use planrun_wire::number::whole_value;
+
 use crate::error::excerpt;
 use crate::json::to_python_json;
 
@@ -156,57 +158,6 @@ fn bool_from_value(value: &Value) -> Result<bool, String> {
         },
         other => Err(format!("expected a boolean, got {}", type_name(other))),
     }
-}
-
-/// The exact value of a JSON number literal if it is a whole number that fits in `i128`
-/// (`3.0`, `1e2`, `250e-1` are whole; `1.5`, `1e-1` are not).
-fn whole_value(text: &str) -> Option<i128> {
-    let (negative, unsigned) = match text.strip_prefix('-') {
-        Some(rest) => (true, rest),
-        None => (false, text),
-    };
-    let (mantissa, exponent) = match unsigned.find(['e', 'E']) {
-        Some(at) => (&unsigned[..at], parse_exponent(&unsigned[at + 1..])?),
-        None => (unsigned, 0),
-    };
-    let (whole, fraction) = mantissa.split_once('.').unwrap_or((mantissa, ""));
-    let digits: String = whole.chars().chain(fraction.chars()).collect();
-    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    let significant = digits.trim_start_matches('0');
-    let trimmed = significant.trim_end_matches('0');
-    if trimmed.is_empty() {
-        return Some(0);
-    }
-    let scale = exponent - fraction.len() as i64 + (significant.len() - trimmed.len()) as i64;
-    if scale < 0 || trimmed.len() as i64 + scale > 38 {
-        return None;
-    }
-    let mut value: i128 = trimmed.parse().ok()?;
-    for _ in 0..scale {
-        value = value.checked_mul(10)?;
-    }
-    Some(if negative { -value } else { value })
-}
-
-/// Parses an exponent, clamping absurd magnitudes (they are out of range either way).
-fn parse_exponent(text: &str) -> Option<i64> {
-    let (negative, digits) = match text.as_bytes().first() {
-        Some(b'-') => (true, &text[1..]),
-        Some(b'+') => (false, &text[1..]),
-        _ => (false, text),
-    };
-    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    let magnitude = digits.trim_start_matches('0');
-    let value = if magnitude.len() > 6 {
-        1_000_000
-    } else {
-        magnitude.parse::<i64>().unwrap_or(0)
-    };
-    Some(if negative { -value } else { value })
 }
 
 /// The schema of every lax integer field (`current_step_index`, `step`, `step_num`, …): the
@@ -380,30 +331,6 @@ mod tests {
             "--1",
         ] {
             assert_eq!(int_from_text(text), None, "{text:?}");
-        }
-    }
-
-    #[test]
-    fn whole_numbers_in_any_notation() {
-        for (text, expected) in [
-            ("0", 0),
-            ("-0.0", 0),
-            ("3.0", 3),
-            ("1E+2", 100),
-            ("0.5e1", 5),
-            ("-12.30e1", -123),
-            ("0e999999999999", 0),
-        ] {
-            assert_eq!(whole_value(text), Some(expected), "{text}");
-        }
-        for text in [
-            "1.5",
-            "1e-1",
-            "1e400",
-            "1e-400",
-            "3.00000000000000000000001",
-        ] {
-            assert_eq!(whole_value(text), None, "{text}");
         }
     }
 }

@@ -5,10 +5,9 @@
 //! booleans in pydantic's lax spellings ([`crate::scalar`]), ids in their documented spellings or
 //! as `{"uuid": …}` objects ([`crate::id`]).
 
-use schemars::generate::SchemaSettings;
-use schemars::transform::RecursiveTransform;
-use schemars::{JsonSchema, Schema};
-use serde_json::{Map, Value};
+use planrun_wire::schema;
+use schemars::JsonSchema;
+use serde_json::Value;
 
 use crate::context::{EndUser, StepOutputValue, ToolCallRecord};
 use crate::detect::DocKind;
@@ -80,57 +79,23 @@ pub fn schema_file(kind: DocKind, version: Version) -> &'static str {
 }
 
 fn step_output_values() -> (&'static str, Value) {
-    let (file, mut schema) = schema_for::<Vec<StepOutputValue>>("step_output_values.schema.json");
-    schema["title"] = "StepOutputValues".into();
-    schema["description"] =
+    let file = "step_output_values.schema.json";
+    let mut schema = schema::settings()
+        .into_generator()
+        .into_root_schema_for::<Vec<StepOutputValue>>();
+    schema.insert("title".to_owned(), "StepOutputValues".into());
+    schema.insert(
+        "description".to_owned(),
         "A list of HEAD `RunContext.step_output_values` entries (in memory only in the SDK)."
-            .into();
-    (file, schema)
+            .into(),
+    );
+    (file, schema::with_header(schema, SCHEMA_BASE_URL, file))
 }
 
 /// Generates the schema of `T`, published under `file`.
 fn schema_for<T: JsonSchema>(file: &'static str) -> (&'static str, Value) {
-    let schema = SchemaSettings::draft2020_12()
-        .with_transform(RecursiveTransform(unwrap_description))
-        .into_generator()
-        .into_root_schema_for::<T>();
-    (file, with_header(schema, file))
-}
-
-/// Joins the lines of a description that a doc comment wrapped, keeping paragraph breaks.
-fn unwrap_description(schema: &mut Schema) {
-    if let Some(Value::String(text)) = schema.get_mut("description") {
-        *text = text
-            .split("\n\n")
-            .map(|paragraph| paragraph.replace('\n', " "))
-            .collect::<Vec<_>>()
-            .join("\n\n");
-    }
-}
-
-/// Puts `$schema`, `$id`, `title` and `description` first, in that order.
-fn with_header(mut schema: Schema, file: &str) -> Value {
-    let mut body = std::mem::take(schema.ensure_object());
-    let mut out = Map::new();
-    if let Some(meta) = body.shift_remove("$schema") {
-        out.insert("$schema".to_owned(), meta);
-    }
-    out.insert("$id".to_owned(), format!("{SCHEMA_BASE_URL}{file}").into());
-    for key in ["title", "description"] {
-        out.insert(
-            key.to_owned(),
-            body.shift_remove(key).unwrap_or(Value::Null),
-        );
-    }
-    out.extend(body);
-    Value::Object(out)
-}
-
-/// `schema` as a value with a description: added to an inline schema, or beside a `$ref`.
-pub(crate) fn with_description(schema: Schema, description: &str) -> Value {
-    let mut value = schema.to_value();
-    if let Value::Object(map) = &mut value {
-        map.insert("description".to_owned(), description.into());
-    }
-    value
+    (
+        file,
+        schema::published::<T>(schema::settings(), SCHEMA_BASE_URL, file),
+    )
 }

@@ -11,8 +11,8 @@ use serde_json::Value;
 
 use crate::ids::{self, CLARIFICATION_ID_PATTERN};
 use crate::int;
-use crate::strict::serde_tagged;
 use crate::wire::{self, Nullable};
+use planrun_wire::serde_tagged;
 
 /// A clarification: a question the run asked its user, and the answer once resolved.
 #[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, PartialEq)]

@@ -5,9 +5,9 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::int;
-use crate::secret::{RedactedUrl, Secret};
-use crate::strict::{serde_object, serde_unit};
 use crate::wire::{self, Nullable};
+use planrun_wire::{serde_object, serde_unit};
+use planrun_wire::{RedactedUrl, Secret};
 
 /// The feature flag the SDK's validator always sets to `true`.
 pub const AGENT_MEMORY_FEATURE_FLAG: &str = "feature_flag_agent_memory_enabled";

@@ -4,8 +4,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::run::PlanRunV2;
-use crate::strict::{serde_object, serde_tagged};
 use crate::wire::{self, Nullable};
+use planrun_wire::{serde_object, serde_tagged};
 
 /// Everything the SDK's in-memory `RunContext` holds, as data: the run and descriptors of its
 /// storage, tool registry, execution hooks and telemetry.

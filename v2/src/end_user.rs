@@ -4,7 +4,7 @@ use indexmap::IndexMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::strict::serde_object;
+use planrun_wire::serde_object;
 
 /// The end user a run was executed for (the SDK's `EndUser`, every field written).
 #[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, PartialEq)]

@@ -10,8 +10,10 @@
 //!   notation (`3`, `3.0` and `3e0` read alike), exactly as the schemas say;
 //! * only the plain JSON shapes are read: not the array form of a struct, variant indexes as
 //!   tags, or `{"VALUE": null}` for an enum value, which serde's derives would also accept
-//!   (see `strict.rs`; read through the `serde::Deserialize` trait, never `Type::deserialize`);
-//! * secrets are only ever written redacted.
+//!   (see `planrun_wire::strict`; read through the `serde::Deserialize` trait, never
+//!   `Type::deserialize`);
+//! * secrets are only ever written redacted, by the same rule as the legacy crate's
+//!   (`planrun_wire::secret`).
 //!
 //! With the `testkit` feature, [`agreement`] checks that serde and a schema agree on a document
 //! and [`strategies`] generates valid values of every type for property tests.
@@ -26,9 +28,7 @@ mod output;
 mod plan;
 mod run;
 mod schema;
-mod secret;
 mod step;
-mod strict;
 mod wire;
 
 #[cfg(feature = "testkit")]
@@ -48,9 +48,9 @@ pub use end_user::EndUser;
 pub use ids::{is_canonical, CLARIFICATION_ID_PATTERN, PLAN_ID_PATTERN, PLAN_RUN_ID_PATTERN};
 pub use output::{LocalDataValue, Output, StepOutputValue};
 pub use plan::{JsonSchemaObject, PlanInput, PlanV2};
+pub use planrun_wire::{redact_url, RedactedUrl, Secret, MASK as REDACTED};
 pub use run::{LegacyResidue, PlanRunState, PlanRunV2};
 pub use schema::{schemas, SCHEMA_BASE_URL};
-pub use secret::{redact_url, RedactedUrl, Secret, REDACTED};
 pub use step::{
     ArgValue, BlockClauseType, ConditionalBlock, LegacyVariable, LoopBlock, LoopStepType, LoopType,
     StepRef, StepV2, DEFAULT_TOOL_CALL_LIMIT,

@@ -5,8 +5,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::ids::{self, PLAN_RUN_ID_PATTERN};
 use crate::int;
-use crate::strict::{serde_object, serde_tagged};
 use crate::wire::{self, Nullable};
+use planrun_wire::{serde_object, serde_tagged};
 
 /// The value of a step output or of the final output: held inline, or referenced in agent memory.
 #[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, PartialEq)]

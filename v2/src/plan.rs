@@ -5,8 +5,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::ids::{self, PLAN_ID_PATTERN};
 use crate::step::StepV2;
-use crate::strict::serde_object;
 use crate::wire::{self, Nullable};
+use planrun_wire::serde_object;
 
 /// An embedded JSON Schema document (an object), as used for output schemas.
 pub type JsonSchemaObject = serde_json::Map<String, serde_json::Value>;

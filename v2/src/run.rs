@@ -11,8 +11,8 @@ use crate::ids::{self, PLAN_RUN_ID_PATTERN};
 use crate::int;
 use crate::output::{LocalDataValue, Output, StepOutputValue};
 use crate::plan::PlanV2;
-use crate::strict::{serde_object, serde_unit};
 use crate::wire::{self, Nullable};
+use planrun_wire::{serde_object, serde_unit};
 
 /// A plan run with everything needed to read, resume or downgrade it: its plan, end user,
 /// outputs, inputs, config and clarifications.

@@ -1,9 +1,9 @@
 //! The published JSON Schemas (draft 2020-12) of the V2 formats.
 
-use schemars::generate::SchemaSettings;
+use planrun_wire::schema;
 use schemars::transform::RecursiveTransform;
 use schemars::{JsonSchema, Schema};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::{
     Clarification, Config, EndUser, Output, PlanRunV2, PlanV2, RunContext, StepOutputValue, StepV2,
@@ -33,12 +33,11 @@ pub fn schemas() -> Vec<(&'static str, Value)> {
 
 /// Generates the schema of `T`, published under `file`.
 fn schema_for<T: JsonSchema>(file: &'static str) -> (&'static str, Value) {
-    let schema = SchemaSettings::draft2020_12()
-        .with_transform(RecursiveTransform(bound_int64))
-        .with_transform(RecursiveTransform(unwrap_description))
-        .into_generator()
-        .into_root_schema_for::<T>();
-    (file, with_header(schema, file))
+    let settings = schema::settings().with_transform(RecursiveTransform(bound_int64));
+    (
+        file,
+        schema::published::<T>(settings, SCHEMA_BASE_URL, file),
+    )
 }
 
 /// Gives `int64` schemas the range of `i64`, which serde enforces and JSON Schema would not.
@@ -47,32 +46,4 @@ fn bound_int64(schema: &mut Schema) {
         schema.insert("minimum".to_owned(), i64::MIN.into());
         schema.insert("maximum".to_owned(), i64::MAX.into());
     }
-}
-
-/// Joins the lines of a description that a doc comment wrapped, keeping paragraph breaks.
-fn unwrap_description(schema: &mut Schema) {
-    if let Some(Value::String(text)) = schema.get_mut("description") {
-        *text = text
-            .split("\n\n")
-            .map(|paragraph| paragraph.replace('\n', " "))
-            .collect::<Vec<_>>()
-            .join("\n\n");
-    }
-}
-
-/// Puts `$schema`, `$id`, `title` and `description` first, in that order.
-fn with_header(mut schema: Schema, file: &str) -> Value {
-    let mut body = std::mem::take(schema.ensure_object());
-    let mut out = Map::new();
-    if let Some(meta) = body.shift_remove("$schema") {
-        out.insert("$schema".to_owned(), meta);
-    }
-    out.insert("$id".to_owned(), format!("{SCHEMA_BASE_URL}{file}").into());
-    for key in ["title", "description"] {
-        if let Some(value) = body.shift_remove(key) {
-            out.insert(key.to_owned(), value);
-        }
-    }
-    out.extend(body);
-    Value::Object(out)
 }

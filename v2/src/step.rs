@@ -6,8 +6,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::int;
 use crate::plan::{JsonSchemaObject, PlanV2};
-use crate::strict::{serde_object, serde_tagged, serde_unit};
 use crate::wire::{self, Nullable};
+use planrun_wire::{serde_object, serde_tagged, serde_unit};
 
 /// The SDK builder's default `tool_call_limit` of a ReAct agent step.
 pub const DEFAULT_TOOL_CALL_LIMIT: i64 = 25;

@@ -1,14 +1,17 @@
-//! Reading only the JSON shapes the schemas describe.
+//! Reading only the JSON shapes the published schemas describe, for the legacy and V2 models
+//! alike.
 //!
 //! serde's derives accept more than one shape: a struct or a tagged enum also reads from an array
 //! of its field values, a tag also reads from its variant index (`"type": 0`), and a unit enum
-//! also reads from `{"VARIANT": null}`. The schemas accept none of these, so every V2 type derives
-//! its serde code with `#[serde(remote = "Self")]` (which makes the derives inherent functions)
-//! and implements the serde traits with one of the macros below, which admit only the plain shape
-//! and then hand over to the derived code.
+//! also reads from `{"VARIANT": null}`. Neither pydantic nor the schemas accept any of these, so
+//! every model derives its serde code with `#[serde(remote = "Self")]` (which makes the derives
+//! inherent functions) and implements the serde traits with one of the macros below
+//! ([`serde_object!`](crate::serde_object), [`serde_tagged!`](crate::serde_tagged),
+//! [`serde_unit!`](crate::serde_unit)), which admit only the plain shape and then hand over to the
+//! derived code.
 //!
 //! A side effect of `remote = "Self"`: each type has inherent `serialize`/`deserialize` functions,
-//! the lenient derives. Read V2 documents through the `serde::Deserialize` trait (as
+//! the lenient derives. Read documents through the `serde::Deserialize` trait (as
 //! `serde_json::from_str` does), never through `Type::deserialize`.
 
 use serde::de::value::{Error as PlainError, StrDeserializer};
@@ -18,7 +21,7 @@ use serde_json::de::StrRead;
 use serde_json::Value;
 
 /// A deserializer that reads structs (and anything else) only from JSON objects.
-pub(crate) struct MapOnly<D>(pub D);
+pub struct MapOnly<D>(pub D);
 
 impl<'de, D: Deserializer<'de>> Deserializer<'de> for MapOnly<D> {
     type Error = D::Error;
@@ -41,7 +44,7 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for MapOnly<D> {
 /// buffered as a `Value` and written out. Either way its tag is checked and the text handed to
 /// the derived code: serde's tagged-enum buffer cannot hold the 128-bit integers a `Value` would
 /// visit it with, while from text every number keeps its exact digits (`arbitrary_precision`).
-pub(crate) fn tagged<'de, D, T>(
+pub fn tagged<'de, D, T>(
     deserializer: D,
     tag: &str,
     derived: impl FnOnce(&mut serde_json::Deserializer<StrRead<'_>>) -> Result<T, serde_json::Error>,
@@ -160,7 +163,7 @@ fn without_position(error: &serde_json::Error) -> String {
 }
 
 /// Reads a unit-only enum: only from a string.
-pub(crate) fn unit<'de, D, T>(
+pub fn unit<'de, D, T>(
     deserializer: D,
     derived: impl FnOnce(StrDeserializer<'_, PlainError>) -> Result<T, PlainError>,
 ) -> Result<T, D::Error>
@@ -171,55 +174,122 @@ where
     derived(text.as_str().into_deserializer()).map_err(D::Error::custom)
 }
 
-/// Implements the serde traits of structs derived with `#[serde(remote = "Self")]`.
+/// Reads an optional field whose value, when the key is present, must be a `T` (`null` only if
+/// `T` itself is nullable): `#[serde(default, deserialize_with = "present")]` on an `Option<T>`.
+/// serde alone would read `null` as an absent key; pydantic does not.
+pub fn present<'de, T: Deserialize<'de>, D: Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<T>, D::Error> {
+    T::deserialize(deserializer).map(Some)
+}
+
+/// Implements the serde traits of structs derived with `#[serde(remote = "Self")]`, reading them
+/// only from JSON objects.
+#[macro_export]
 macro_rules! serde_object {
     ($($ty:ty),+ $(,)?) => {$(
-        impl serde::Serialize for $ty {
-            fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                <$ty>::serialize(self, serializer)
-            }
-        }
-
-        impl<'de> serde::Deserialize<'de> for $ty {
-            fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-                <$ty>::deserialize($crate::strict::MapOnly(deserializer))
-            }
-        }
+        $crate::__strict_impls!($ty, deserializer => {
+            <$ty>::deserialize($crate::strict::MapOnly(deserializer))
+        });
     )+};
 }
 
-/// Implements the serde traits of internally tagged enums derived with `#[serde(remote = "Self")]`.
+/// Implements the serde traits of internally tagged enums derived with `#[serde(remote = "Self")]`,
+/// reading them only from objects whose tag (the literal after `=>`) is a string.
+#[macro_export]
 macro_rules! serde_tagged {
     ($($ty:ty => $tag:literal),+ $(,)?) => {$(
-        impl serde::Serialize for $ty {
-            fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                <$ty>::serialize(self, serializer)
-            }
-        }
-
-        impl<'de> serde::Deserialize<'de> for $ty {
-            fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-                $crate::strict::tagged(deserializer, $tag, |reader| <$ty>::deserialize(reader))
-            }
-        }
+        $crate::__strict_impls!($ty, deserializer => {
+            $crate::strict::tagged(deserializer, $tag, |reader| <$ty>::deserialize(reader))
+        });
     )+};
 }
 
-/// Implements the serde traits of unit-only enums derived with `#[serde(remote = "Self")]`.
+/// Implements the serde traits of unit-only enums derived with `#[serde(remote = "Self")]`,
+/// reading them only from strings.
+#[macro_export]
 macro_rules! serde_unit {
     ($($ty:ty),+ $(,)?) => {$(
-        impl serde::Serialize for $ty {
-            fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        $crate::__strict_impls!($ty, deserializer => {
+            $crate::strict::unit(deserializer, |text| <$ty>::deserialize(text))
+        });
+    )+};
+}
+
+/// The trait impls behind the three macros above: `Serialize` hands over to the derived code
+/// unchanged, `Deserialize` runs the given strict reader.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __strict_impls {
+    ($ty:ty, $deserializer:ident => $read:block) => {
+        impl $crate::__private::serde::Serialize for $ty {
+            fn serialize<S>(&self, serializer: S) -> ::core::result::Result<S::Ok, S::Error>
+            where
+                S: $crate::__private::serde::Serializer,
+            {
                 <$ty>::serialize(self, serializer)
             }
         }
 
-        impl<'de> serde::Deserialize<'de> for $ty {
-            fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-                $crate::strict::unit(deserializer, |text| <$ty>::deserialize(text))
+        impl<'de> $crate::__private::serde::Deserialize<'de> for $ty {
+            fn deserialize<D>($deserializer: D) -> ::core::result::Result<Self, D::Error>
+            where
+                D: $crate::__private::serde::Deserializer<'de>,
+            {
+                $read
             }
         }
-    )+};
+    };
 }
 
-pub(crate) use {serde_object, serde_tagged, serde_unit};
+#[cfg(test)]
+mod tests {
+    use serde::{Deserialize, Serialize};
+
+    #[derive(Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(remote = "Self")]
+    struct Point {
+        x: i64,
+    }
+
+    #[derive(Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(remote = "Self", tag = "type")]
+    enum Shape {
+        Dot { x: i64 },
+    }
+
+    #[derive(Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(remote = "Self")]
+    enum Colour {
+        Red,
+    }
+
+    crate::serde_object!(Point);
+    crate::serde_tagged!(Shape => "type");
+    crate::serde_unit!(Colour);
+
+    #[test]
+    fn only_the_plain_shapes_are_read() {
+        assert_eq!(
+            serde_json::from_str::<Point>(r#"{"x": 1}"#).unwrap(),
+            Point { x: 1 }
+        );
+        assert!(serde_json::from_str::<Point>("[1]").is_err());
+        let dot = r#"{"type": "Dot", "x": 2}"#;
+        assert_eq!(
+            serde_json::from_str::<Shape>(dot).unwrap(),
+            Shape::Dot { x: 2 }
+        );
+        assert!(serde_json::from_str::<Shape>(r#"{"type": 0, "x": 2}"#).is_err());
+        assert!(serde_json::from_str::<Shape>(r#"["Dot", 2]"#).is_err());
+        assert_eq!(
+            serde_json::from_str::<Colour>(r#""Red""#).unwrap(),
+            Colour::Red
+        );
+        assert!(serde_json::from_str::<Colour>(r#"{"Red": null}"#).is_err());
+        assert_eq!(
+            serde_json::to_string(&Shape::Dot { x: 2 }).unwrap(),
+            r#"{"type":"Dot","x":2}"#
+        );
+    }
+}

@@ -1,0 +1,23 @@
+//! What the legacy and V2 Portia run formats share on the wire, kept here once so the two sides
+//! cannot drift apart:
+//!
+//! * [`strict`]: reading only the plain JSON shapes the published schemas describe, with the
+//!   [`serde_object!`], [`serde_tagged!`] and [`serde_unit!`] macros;
+//! * [`number`]: the exact whole value of a JSON number literal, in any notation;
+//! * [`secret`]: secrets and credential-bearing URLs, only ever written masked, and one rule for
+//!   what a URL's masking hides;
+//! * [`schema`]: publishing JSON Schemas with the same header and descriptions.
+
+pub mod number;
+pub mod schema;
+pub mod secret;
+pub mod strict;
+
+pub use secret::{redact_url, url_redaction, RedactedUrl, Secret, UrlRedaction, UrlSecret, MASK};
+
+/// What the exported macros refer to, so that a crate using them needs no `serde` import of its
+/// own; not part of the API.
+#[doc(hidden)]
+pub mod __private {
+    pub use serde;
+}
