@@ -33,7 +33,11 @@ pub struct Args {
 
 fn parse_version(text: &str) -> Result<Version, String> {
     Version::parse(text.trim()).ok_or_else(|| {
-        format!("unknown version {text:?} (expected one of W1, R0, R1, R2, R3, R4, R5, R6)")
+        let names: Vec<&str> = Version::ALL.iter().map(|v| v.as_str()).collect();
+        format!(
+            "unknown version {text:?} (expected one of {})",
+            names.join(", ")
+        )
     })
 }
 

@@ -22,6 +22,7 @@ mod renames;
 mod report;
 mod schema;
 mod validate;
+mod versions;
 
 /// Migrate stored Portia SDK runs (every legacy wire version) to PlanRunV2 and back.
 #[derive(Debug, Parser)]
@@ -49,6 +50,8 @@ enum Command {
     Detect(detect::Args),
     /// Convert a PlanRunV2 back to the SDK's HEAD format: run, plan and end user.
     Downgrade(downgrade::Args),
+    /// List the legacy wire versions this toolkit reads: name, SDK releases, what each changed.
+    Versions(versions::Args),
     /// Print the rename table the migration chain runs on.
     Renames(renames::Args),
     /// Show the differences between two JSON documents, by JSON pointer.
@@ -74,6 +77,7 @@ fn run() -> ExitCode {
         Command::Report(args) => report::run(&globals, args),
         Command::Detect(args) => detect::run(&globals, args),
         Command::Downgrade(args) => downgrade::run(&globals, args),
+        Command::Versions(args) => versions::run(&globals, args),
         Command::Renames(args) => renames::run(&globals, args),
         Command::Diff(args) => diff::run(&globals, args),
         Command::Schema(args) => schema::run(&globals, args),

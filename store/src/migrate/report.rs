@@ -314,12 +314,15 @@ fn top(slowest: &mut Vec<RunStat>, largest: &mut Vec<RunStat>) {
     largest.truncate(TOP);
 }
 
+/// Orders source versions as the registry does (a range by its oldest version), then `V2`,
+/// then anything else (`unknown`).
 fn version_rank(version: &str) -> (usize, &str) {
-    let order = ["W1", "R0", "R1", "R2", "R3", "R4", "R5", "R6", "V2"];
-    let rank = order
+    let legacy = planrun_legacy::Version::ALL;
+    let rank = legacy
         .iter()
-        .position(|v| version.starts_with(v))
-        .unwrap_or(order.len());
+        .position(|v| version.starts_with(v.as_str()))
+        .or_else(|| version.starts_with("V2").then_some(legacy.len()))
+        .unwrap_or(legacy.len() + 1);
     (rank, version)
 }
 
