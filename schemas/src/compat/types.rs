@@ -11,10 +11,12 @@ use super::enums::values_of;
 use super::walk::{Pair, Walk, BACKWARD, FORWARD};
 use super::Rule;
 
+/// Every JSON type, as `type` names them.
 pub(super) const JSON_TYPES: &[&str] = &[
     "null", "boolean", "object", "array", "number", "integer", "string",
 ];
 
+/// The type of a value (`integer` for a number without a fraction).
 pub(super) fn json_type(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",

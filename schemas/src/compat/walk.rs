@@ -176,6 +176,8 @@ pub(super) enum Side {
     New,
 }
 
+/// The state of one comparison: both roots (for `$ref`s), the findings so far and the pairs of
+/// schemas already compared (so that recursive `$ref`s end).
 pub(super) struct Walk<'a> {
     old_root: &'a Value,
     new_root: &'a Value,
