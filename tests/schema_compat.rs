@@ -10,8 +10,9 @@ use planrun_schemas::compat::{compare_paths, compare_sets, Compatibility, Requir
 use planrun_schemas::export::Source;
 use serde_json::{json, Value};
 
-/// The release the current schemas must stay compatible with. When a release is cut, copy
-/// `schemas/v2` and `schemas/legacy` to `schemas/releases/<version>/` and point this at it.
+/// The release the current schemas must stay compatible with. When a release is cut (see
+/// "Evolving the V2 format" in README.md), copy `schemas/v2` and `schemas/legacy` to
+/// `schemas/releases/<version>/` and point this at it.
 const BASELINE: &str = "releases/0.1.0";
 
 fn schemas_dir() -> PathBuf {
@@ -31,8 +32,12 @@ fn assert_backward(report: &planrun_schemas::compat::Report, what: &str) {
         report.verdict.satisfies(Requirement::Backward),
         "{what} is {} against schemas/{BASELINE}, not BACKWARD compatible: consumers using the \
          new schemas could not read documents written under the release. The rules that fired:\n{}\n\
-         Make the change compatible (add optional or nullable keys, add enum values or union \
-         branches), or, for a deliberate break, cut a new major release baseline.",
+         Either restore compatibility (undo what these rules name: put back a removed key, enum \
+         value or branch, drop a new required key, loosen what was narrowed), or, for a \
+         deliberate change of the V2 format, cut a new release baseline as README.md's \
+         \"Evolving the V2 format\" says: add or raise `format_version`, regenerate schemas/, \
+         copy schemas/v2 and schemas/legacy to schemas/releases/<version>/ and point BASELINE \
+         in tests/schema_compat.rs at it.",
         report.verdict,
         report
             .findings()
