@@ -1,6 +1,6 @@
 //! `planrun migrate` end to end over real stores: every corpus DiskFileStorage (and the example
 //! store) migrates; each V2 file is byte for byte what `planrun convert` writes for the same run
-//! file (law 5); SRC is unchanged (law 6); `--jobs 1` and `--jobs 2` write the same tree; shards
+//! file (a batch gives the bytes of singles); SRC is unchanged (inputs are never written); `--jobs 1` and `--jobs 2` write the same tree; shards
 //! together write what one migration writes, and their reports merge into its report.
 
 mod migrate_support;

@@ -1,4 +1,4 @@
-//! Law 3 (and law 2 through the run) over generated stores: every run of every version that
+//! The run round trip (and the plan round trip through the run) over generated stores: every run of every version that
 //! `planrun gen` makes from a random seed round-trips with every difference reported.
 
 #[path = "../converter/tests/common/mod.rs"]

@@ -1,6 +1,6 @@
 //! Clarifications of every category in every version. The SDK's list type is an untagged union
 //! whose reload ignores `category` and drops unknown keys; here `category` is the tag and every key
-//! the file holds is kept and written back (§2.5).
+//! the file holds is kept and written back.
 
 use std::borrow::Cow;
 use std::fmt;

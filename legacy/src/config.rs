@@ -1,4 +1,4 @@
-//! The SDK's `Config` (HEAD, §5). No store holds one; users hand one to the converter. Secret
+//! The SDK's `Config` (as HEAD writes it). No store holds one; users hand one to the converter. Secret
 //! fields are typed so that they cannot be printed or serialised in clear, including the
 //! `aws_secret_access_key` that the SDK itself leaks and passwords inside `llm_redis_cache_url`.
 //! The secret types and the URL masking rule are `planrun_wire`'s, the same ones V2 writes with,

@@ -429,7 +429,7 @@ fn clarification_facts(facts: &mut Facts, pointer: &str, clar: &Map<String, Valu
         );
     }
     match clar.get("category").and_then(Value::as_str) {
-        // Soft: a downgraded W1 clarification keeps its category in any version (open question 5).
+        // Soft: a downgraded W1 clarification keeps its category in any version, so a downgraded W1 run stays readable.
         Some("Argument") => facts.soft(
             child(pointer, "category"),
             "category \"Argument\" (removed in 0.1.0)",

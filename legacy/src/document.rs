@@ -17,7 +17,7 @@ use crate::version::Version;
 use crate::{Clarification, Config};
 use planrun_wire::serde_object;
 
-/// The serialisable part of the HEAD `RunContext` (§4 of the wire-format spec); the SDK never
+/// The serialisable part of the HEAD `RunContext`; the SDK never
 /// wrote one, so its key order is this toolkit's. `plan` (PlanV2) is not part of it: the SDK
 /// cannot serialise PlanV2.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]

@@ -1,5 +1,5 @@
 //! Prefixed ids (`plan-…`, `wkfl-…`, `pr-…`, `prun-…`, `clar-…`) read the way the SDK reads them
-//! (§1 of the wire-format spec) and written in the SDK's canonical form.
+//! and written in the SDK's canonical form.
 //!
 //! The SDK hands the part after the prefix to Python's `UUID()`, which removes `urn:`, `uuid:`,
 //! braces and hyphens wherever they are. No JSON Schema pattern can say "hyphens anywhere", so

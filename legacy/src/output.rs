@@ -1,5 +1,5 @@
 //! Step and final outputs: the old single `Output` (W1–R1) and the R2+ union of `LocalDataValue`
-//! and `AgentMemoryValue`, which has no tag and is told apart by its keys (§2.4).
+//! and `AgentMemoryValue`, which has no tag and is told apart by its keys.
 
 use std::borrow::Cow;
 use std::fmt;

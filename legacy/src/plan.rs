@@ -1,4 +1,4 @@
-//! The legacy `Plan` in every variant of §3: keys that came and went by release (`Variable.value`,
+//! The legacy `Plan` in every variant: keys that came and went by release (`Variable.value`,
 //! `Step.condition`, `inputs`, `plan_inputs`) are kept present or absent exactly as read.
 
 use std::borrow::Cow;

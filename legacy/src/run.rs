@@ -1,4 +1,4 @@
-//! The run object (`Workflow` in W1, `PlanRun` after) in each of its eight wire versions (§2.2).
+//! The run object (`Workflow` in W1, `PlanRun` after) in each of its eight wire versions.
 //! All are `forbid` in the SDK, and so here: an unknown key is an error.
 
 use indexmap::IndexMap;

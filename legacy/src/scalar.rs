@@ -1,7 +1,7 @@
 //! Scalars read with pydantic's lax rules, so whatever the SDK itself loads is loaded here too;
 //! the difference to what is written back shows up in the parse's normalisation list.
 //!
-//! pydantic's lax rules, narrowed where a JSON Schema could not say the same (law 4): every form
+//! pydantic's lax rules, narrowed where a JSON Schema could not say the same (so that the schemas accept exactly what the reader does): every form
 //! read here is described exactly by [`LaxInt`] and [`LaxBool`], the schemas of these fields.
 //!
 //! * An integer is a JSON number whose exact value is a whole number within ±(2^53 − 1) (`1`,

@@ -1,7 +1,7 @@
 //! The published JSON Schemas (draft 2020-12) of the legacy wire formats.
 //!
 //! Each schema describes the legacy keys exactly as they are on the wire, and accepts exactly
-//! what this crate's serde models accept (law 4 of the design), lax input included: integers and
+//! what this crate's serde models accept (a document the models read is one the schema accepts, and no other), lax input included: integers and
 //! booleans in pydantic's lax spellings ([`crate::scalar`]), ids in their documented spellings or
 //! as `{"uuid": …}` objects ([`crate::id`]).
 

@@ -3,7 +3,7 @@
 //! calls, step output values, configs and RunContext snapshots. Shared by this crate's round-trip
 //! properties and the schema agreement tests.
 //!
-//! The generators write what the SDK of each version writes (§1–§3 of the wire-format spec): the
+//! The generators write what the SDK of each version writes: the
 //! version's id prefix and `execution_context` keys, only the clarification categories and keys
 //! that version has (`workflow_id` in W1, `plan_run_id` after; `require_confirmation` from R4;
 //! `source` and "User Verification" only in R6), agent-memory outputs only from R2, top-level
@@ -669,7 +669,7 @@ pub fn run(version: Version) -> BoxedStrategy<LegacyRun> {
 // Plans
 // ---------------------------------------------------------------------------------------------
 
-/// The plan shapes of §3, by the release that wrote them.
+/// The plan shapes, by the release that wrote them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PlanEra {
     /// alpha.50 – 0.1.5: `Variable.value`, no `condition`, tool ids in any order, no step extras.

@@ -1,4 +1,4 @@
-//! Checks that serde and a published schema agree on a document (law 4 of the design): serde
+//! Checks that serde and a published schema agree on a document (the law that serde accepts a document if and only if its schema does): serde
 //! accepts it if and only if the schema does. Reusable by every crate that publishes schemas.
 
 use serde::de::DeserializeOwned;

@@ -2,8 +2,8 @@
 //! directory of `PlanRunV2` files, in parallel, with bounded memory, crash-safe and resumable.
 //!
 //! * **Same bytes as `convert`.** Every run goes through [`crate::convert_entry`],
-//!   which `planrun convert` reaches through `convert_run` (law 5).
-//! * **SRC is never written** (law 6): it is only listed and read, and DST may not be inside it.
+//!   which `planrun convert` reaches through `convert_run`, so a batch gives the bytes of singles.
+//! * **SRC is never written**: it is only listed and read, and DST may not be inside it.
 //! * **Bounded memory.** Only the sorted list of run *names* is held; runs are converted in
 //!   chunks of [`Options::chunk_size`] (256 by default) on a rayon pool, each worker writing its
 //!   own outputs, so at most one chunk of documents is in memory.
@@ -886,7 +886,7 @@ fn commit(ctx: &Ctx, dst_dir: &File, lines: &[Line]) -> Result<(), MigrateError>
 }
 
 /// A V2 document read back with a fresh reader: strict serde into `PlanRunV2` (which accepts
-/// exactly what the published schema accepts, law 4, proven by the test suite), holding the id
+/// exactly what the published schema accepts, as the test suite proves), holding the id
 /// its file is named by. serde is the cheaper of the two equal verdicts: about two thirds of the
 /// cost of building a JSON tree and walking the schema over it (callgrind, generated store).
 fn check_document(bytes: &[u8], id: &str) -> Result<(), String> {
