@@ -60,7 +60,10 @@ pub enum ConvertError {
     Chain(#[from] ChainError),
 }
 
-/// The run's Config: the user's file over the SDK's defaults, secrets redacted (open question 9).
+/// The run's Config: the user's file laid over the SDK's defaults, every secret written masked.
+/// The report has one entry for the config as a whole (how many keys the file set), one per key
+/// the file has that the SDK's Config does not (dropped), and one per secret the file held in
+/// clear (redacted).
 pub fn resolve_config(
     user: Option<&planrun_legacy::Config>,
 ) -> Result<(planrun_v2::Config, LossReport), ConvertError> {
@@ -73,13 +76,14 @@ pub fn resolve_config(
             EntryKind::Defaulted,
             None,
             Some("/config".into()),
-            format!("no --config given: {note}"),
+            "no --config given: the SDK's defaults alone (no provider, no models)",
             None,
         ),
         Some(user) => {
             let overlay = serde_json::to_value(user).expect("config is JSON");
+            let known = base.as_object().map_or(0, Map::len);
+            let mut set = 0;
             for (key, value) in overlay.as_object().into_iter().flatten() {
-                let pointer = format!("/config/{}", escape_pointer_token(key));
                 match (base.get_mut(key), value) {
                     (Some(Value::Object(models)), Value::Object(given)) => {
                         for (k, v) in given {
@@ -90,7 +94,7 @@ pub fn resolve_config(
                     (None, _) => {
                         report.push(
                             EntryKind::Dropped,
-                            Some(pointer),
+                            Some(format!("/config/{}", escape_pointer_token(key))),
                             None,
                             "not a Config field of the SDK's HEAD",
                             Some(value.clone()),
@@ -98,14 +102,16 @@ pub fn resolve_config(
                         continue;
                     }
                 }
-                report.push(
-                    EntryKind::Moved,
-                    Some(pointer.clone()),
-                    Some(pointer),
-                    note,
-                    None,
-                );
+                set += 1;
             }
+            let keys = if set == 1 { "key" } else { "keys" };
+            report.push(
+                EntryKind::Derived,
+                Some("/config".into()),
+                Some("/config".into()),
+                format!("{note}; the file sets {set} of the Config's {known} {keys}"),
+                None,
+            );
             for secret in user.clear_secrets() {
                 let pointer = format!("/config/{secret}");
                 report.push(
