@@ -235,7 +235,7 @@ fn report_builder_step(report: &mut LossReport, i: usize, step: &StepV2) {
         from("type"),
         format!(
             "recognised as a Plan Builder step by its task prefix and tool id; to_legacy_plan \
-             of the `{tag}` step gives the legacy step back exactly (open question 6)"
+             of the `{tag}` step gives the legacy step back exactly"
         ),
         Some(json!(tag)),
     );
@@ -278,7 +278,7 @@ fn report_builder_step(report: &mut LossReport, i: usize, step: &StepV2) {
                 "task",
                 "args",
                 "parsed from `Use tool X with args: k=v, …`; a value shown as the next input \
-                 variable is that reference, any other value stays a string (open question 3)",
+                 variable is that reference, any other value stays the string shown (nothing is decoded)",
             );
             derived(report, "inputs", "args", refs);
             defaulted(
