@@ -1,6 +1,8 @@
 //! The config's loss report says each thing once: one entry for the config as a whole, one per
 //! secret the file held in clear; snapshots of the report of every corpus config file.
 
+mod common;
+
 use std::path::Path;
 
 use planrun_converter::upgrade::resolve_config;
@@ -34,11 +36,8 @@ fn a_config_file_is_one_entry_plus_one_per_redacted_secret() {
 #[test]
 fn snapshots_of_every_corpus_config() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus/R6/config");
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    files.sort();
+    let mut files = Vec::new();
+    common::json_files(&dir, &mut files);
     assert!(!files.is_empty(), "no config in {}", dir.display());
     for path in files {
         let user: planrun_legacy::Config =
