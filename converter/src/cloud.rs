@@ -1,5 +1,5 @@
-//! Cloud API bodies (§6.3 of the wire-format spec) read as the stored documents they stand for,
-//! so that a run fetched from Portia Cloud converts exactly like one from a disk store.
+//! Portia Cloud API bodies read as the stored documents they stand for, so that a run fetched from
+//! Portia Cloud converts exactly like one from a disk store.
 //!
 //! A run GET response nests the plan (`plan: {id}`) and names the end user `end_user`; a run PUT
 //! body has `plan_id` and `end_user` but no `id` (it is in the URL). A plan POST body flattens

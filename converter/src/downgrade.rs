@@ -1,6 +1,6 @@
-//! `PlanRunV2` back to the legacy HEAD format: an R6 run, its Plan and its EndUser. Residue that
-//! R6 cannot hold (an old execution context, say) is refused unless the caller allows the loss,
-//! and then each dropped value is reported.
+//! `PlanRunV2` back to the current legacy format: an R6 run, its Plan and its EndUser. Residue
+//! that R6 cannot hold (an old execution context, say) is refused unless the caller allows the
+//! loss, and then each dropped value is reported.
 
 use indexmap::IndexMap;
 use serde_json::{Map, Value};
@@ -191,7 +191,7 @@ fn legacy_output(
     })
 }
 
-/// A V2 clarification in the HEAD legacy key order: base keys, category keys, unknown keys.
+/// A V2 clarification in the current SDK's key order: base keys, category keys, unknown keys.
 fn legacy_clarification(
     index: usize,
     clar: &planrun_v2::Clarification,

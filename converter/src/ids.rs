@@ -1,5 +1,5 @@
 //! Deterministic ids for documents that lack one: the same input always gets the same id, so a
-//! batch and a resumed batch write the same bytes (law 5).
+//! batch and a resumed batch write the same bytes.
 
 /// `<prefix>-<uuid>` from a 128-bit FNV-1a hash of `content`, with the UUID version 8 and variant
 /// bits set (RFC 9562 "custom").

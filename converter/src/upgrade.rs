@@ -60,7 +60,10 @@ pub enum ConvertError {
     Chain(#[from] ChainError),
 }
 
-/// The run's Config: the user's file over the SDK's defaults, secrets redacted (open question 9).
+/// The run's Config: the user's file laid over the SDK's defaults, every secret written masked.
+/// The report has one entry for the config as a whole (how many keys the file set), one per key
+/// the file has that the SDK's Config does not (dropped), and one per secret the file held in
+/// clear (redacted).
 pub fn resolve_config(
     user: Option<&planrun_legacy::Config>,
 ) -> Result<(planrun_v2::Config, LossReport), ConvertError> {
@@ -73,13 +76,14 @@ pub fn resolve_config(
             EntryKind::Defaulted,
             None,
             Some("/config".into()),
-            format!("no --config given: {note}"),
+            "no --config given: the SDK's defaults alone (no provider, no models)",
             None,
         ),
         Some(user) => {
             let overlay = serde_json::to_value(user).expect("config is JSON");
+            let known = base.as_object().map_or(0, Map::len);
+            let mut set = 0;
             for (key, value) in overlay.as_object().into_iter().flatten() {
-                let pointer = format!("/config/{}", escape_pointer_token(key));
                 match (base.get_mut(key), value) {
                     (Some(Value::Object(models)), Value::Object(given)) => {
                         for (k, v) in given {
@@ -90,22 +94,24 @@ pub fn resolve_config(
                     (None, _) => {
                         report.push(
                             EntryKind::Dropped,
-                            Some(pointer),
+                            Some(format!("/config/{}", escape_pointer_token(key))),
                             None,
-                            "not a Config field of the SDK's HEAD",
+                            "not a field of the current SDK's Config",
                             Some(value.clone()),
                         );
                         continue;
                     }
                 }
-                report.push(
-                    EntryKind::Moved,
-                    Some(pointer.clone()),
-                    Some(pointer),
-                    note,
-                    None,
-                );
+                set += 1;
             }
+            let keys = if set == 1 { "key" } else { "keys" };
+            report.push(
+                EntryKind::Derived,
+                Some("/config".into()),
+                Some("/config".into()),
+                format!("{note}; the file sets {set} of the Config's {known} {keys}"),
+                None,
+            );
             for secret in user.clear_secrets() {
                 let pointer = format!("/config/{secret}");
                 report.push(
@@ -301,7 +307,7 @@ fn state(state: planrun_legacy::RunState) -> planrun_v2::PlanRunState {
     }
 }
 
-/// A legacy output as a V2 output; the stringified value stays a string (open question 3).
+/// A legacy output as a V2 output; the stringified value stays a string (nothing is decoded).
 pub fn output(output: &Output) -> planrun_v2::Output {
     match output {
         Output::Local(local) => planrun_v2::Output::Local {
@@ -317,7 +323,7 @@ pub fn output(output: &Output) -> planrun_v2::Output {
 }
 
 /// The stored EndUser, else a default one for the run's `end_user_id`; the old context's
-/// `additional_data` is merged under it, the stored values winning (open question 8).
+/// `additional_data` is merged under it, the stored values winning.
 fn end_user(
     stored: Option<&planrun_legacy::EndUser>,
     external_id: &str,
@@ -388,8 +394,8 @@ fn end_user(
     Ok(user)
 }
 
-/// Step outputs matched to plan steps (open question 1): the first step whose `output` is the
-/// key, else `N` from a `$step_N_output` key, else unmatched (kept with its key, reported).
+/// Step outputs matched to plan steps: the first step whose `output` is the key, else `N` from a
+/// `$step_N_output` key, else unmatched (kept with its key, reported).
 fn step_output_values(
     outputs: &IndexMap<String, Output>,
     legacy_plan: &planrun_legacy::Plan,
@@ -410,7 +416,7 @@ fn step_output_values(
             report.push(EntryKind::Moved, Some(from.clone()), Some(format!("/step_output_values/{i}/output")), note, None);
             match step_num {
                 Some(n) => report.push(EntryKind::Derived, Some(from), Some(format!("/step_output_values/{i}/step_num")), format!("produced by plan step {n}"), None),
-                None => report.push(EntryKind::Derived, Some(from), Some(format!("/step_output_values/{i}/output_name")), "no plan step produces this output: step_num and step_name are null, the key is kept as output_name (open question 1)", None),
+                None => report.push(EntryKind::Derived, Some(from), Some(format!("/step_output_values/{i}/output_name")), "no plan step produces this output: step_num and step_name are null, the key is kept as output_name", None),
             }
             planrun_v2::StepOutputValue {
                 step_num: step_num.map(|n| n as i64),
@@ -430,8 +436,9 @@ fn positional(key: &str) -> Option<usize> {
         .ok()
 }
 
-/// A legacy clarification as V2: category, fields and unknown keys kept as they are (open
-/// question 5); keys a release did not write become null, each reported.
+/// A legacy clarification as V2: category, fields and unknown keys kept as they are (V2 has an
+/// `Argument` variant for the W1 category); keys a release did not write become null, each
+/// reported.
 fn clarification(
     index: usize,
     clar: &Clarification,

@@ -69,7 +69,7 @@ fn a_missing_agent_memory_file_blocks_the_run_and_names_the_path() {
     let memory = &converted.run.step_output_values[0].output;
     assert!(
         matches!(memory, planrun_v2::Output::AgentMemory { output_name, .. } if output_name == "$report"),
-        "kept as a reference (open question 4)"
+        "agent memory stays a reference to its file"
     );
 }
 

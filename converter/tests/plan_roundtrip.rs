@@ -73,13 +73,14 @@ fn name(path: &Path) -> String {
     path.strip_prefix(corpus()).unwrap().display().to_string()
 }
 
-/// Law 2, V2 validity through serde, and the report/residue bookkeeping.
+/// The exact round trip back to the legacy plan (law 2), V2 validity through serde, and the
+/// report/residue bookkeeping.
 fn check(plan: &Plan, what: &str) -> PlanConversion {
     let conversion = plan_from_legacy(plan);
     assert_eq!(
         plan_to_legacy(&conversion.plan, &conversion.residue),
         *plan,
-        "law 2 fails for {what}"
+        "{what} does not come back exactly (law 2)"
     );
     assert_eq!(
         plan_from_legacy(plan),
@@ -122,7 +123,7 @@ fn law_2_holds_for_every_corpus_plan() {
     for path in &files {
         let (bytes, plan) = read_plan(path);
         let conversion = check(&plan, &name(path));
-        // Law 1 after law 2: the downgraded plan is the file, byte for byte.
+        // Byte for byte as well (law 1): the downgraded plan, written out, is the file.
         let emitted = to_sdk_json(&plan_to_legacy(&conversion.plan, &conversion.residue));
         assert_eq!(emitted.as_bytes(), bytes, "{}", name(path));
     }

@@ -1,4 +1,5 @@
-//! Shared helpers of the law tests: indexing a store's documents and checking law 3 for one run.
+//! Shared helpers of the round-trip tests: indexing a store's documents and checking for one run
+//! that `downgrade(upgrade(run))` is the run at R6 but for differences the loss report names.
 
 #![allow(dead_code)]
 
@@ -91,8 +92,9 @@ fn covered(report: &LossReport, r6_pointer: &str) -> bool {
         })
 }
 
-/// Law 3 (and law 2 through the run) for one run of a store: upgrade, check the V2 document reads
-/// back, downgrade, and require every difference from the run brought to R6 to be reported.
+/// Law 3 for one run of a store (every difference between `downgrade(upgrade(run))` and the run
+/// brought to R6 is named by the loss report), and law 2 through the run (the plan comes back
+/// exactly): upgrade, check the V2 document reads back, downgrade, compare.
 pub fn check_law3(
     store: &Store,
     parsed: &Parsed,
@@ -134,7 +136,7 @@ pub fn check_law3(
     if let Some(plan) = plan {
         if &back.plan != plan {
             return Err(format!(
-                "law 2 through the run: {:?}",
+                "the plan does not come back exactly through the run (law 2): {:?}",
                 diff(
                     &serde_json::to_value(plan).unwrap(),
                     &serde_json::to_value(&back.plan).unwrap()

@@ -1,0 +1,451 @@
+//! Assembly: the `PlanV2` of recognised steps, with the plan-level fields, the residue of what V2
+//! cannot hold, and a report entry for every datum.
+
+use indexmap::IndexMap;
+use serde_json::{json, Value};
+
+use planrun_legacy::json::escape_pointer_token;
+use planrun_legacy::Plan;
+use planrun_v2::{PlanInput, PlanV2, StepV2, DEFAULT_TOOL_CALL_LIMIT};
+
+use super::recognition::Converted;
+use super::{absent, derived_plan_id, renamed_to_plan_inputs, PlanConversion};
+use crate::renames;
+use crate::report::{EntryKind, LossReport};
+
+/// The conversion of `plan` whose steps are `steps` (1:1 with the legacy steps).
+pub(super) fn assemble(plan: &Plan, steps: Vec<Converted>) -> PlanConversion {
+    let mut residue = IndexMap::new();
+    let mut report = LossReport::default();
+    let mut keep = |report: &mut LossReport, key: String, value: Value, note: &str| {
+        let to = format!("/legacy/entries/{}", escape_pointer_token(&key));
+        report.push(EntryKind::Moved, Some(key.clone()), Some(to), note, None);
+        residue.insert(key, value);
+    };
+
+    let id = match &plan.id {
+        Some(id) => id.to_string(),
+        None => {
+            let id = derived_plan_id(plan);
+            report.push(
+                EntryKind::Defaulted,
+                None,
+                Some("/plan/id".into()),
+                "the legacy plan has no id; V2 requires one: UUIDv5 of the plan's JSON",
+                Some(Value::String(id.clone())),
+            );
+            keep(
+                &mut report,
+                "/plan/id".into(),
+                absent(),
+                "the plan had no id; a downgrade leaves it out again",
+            );
+            id
+        }
+    };
+    report.push(
+        EntryKind::Renamed,
+        Some("/plan/plan_context/query".into()),
+        Some("/plan/label".into()),
+        row_note("plan.query"),
+        None,
+    );
+    report.push(
+        EntryKind::Renamed,
+        Some("/plan/plan_context/tool_ids".into()),
+        Some("/plan/tool_ids".into()),
+        row_note("plan.tool_ids"),
+        None,
+    );
+
+    let plan_inputs = match (&plan.plan_inputs, &plan.inputs) {
+        (Some(inputs), v032) => {
+            if let Some(v032) = v032 {
+                keep(
+                    &mut report,
+                    "/plan/inputs".into(),
+                    serde_json::to_value(v032).expect("plan inputs serialise to JSON"),
+                    "the plan has both `inputs` (v0.3.2) and `plan_inputs`; V2 holds one list",
+                );
+            }
+            inputs
+                .iter()
+                .map(|input| PlanInput {
+                    name: input.name.clone(),
+                    description: input.description.clone(),
+                    value: input.value.clone(),
+                })
+                .collect()
+        }
+        (None, Some(v032)) => {
+            report.push(
+                EntryKind::Renamed,
+                Some("/plan/inputs".into()),
+                Some("/plan/plan_inputs".into()),
+                row_note("plan.inputs"),
+                None,
+            );
+            for j in 0..v032.len() {
+                report.push(
+                    EntryKind::Defaulted,
+                    None,
+                    Some(format!("/plan/plan_inputs/{j}/value")),
+                    "v0.3.2 plan inputs have no default value",
+                    Some(Value::Null),
+                );
+            }
+            keep(
+                &mut report,
+                "/plan/inputs".into(),
+                renamed_to_plan_inputs(),
+                "the v0.3.2 spelling `inputs`; a downgrade writes it again",
+            );
+            v032.iter()
+                .map(|input| PlanInput {
+                    name: input.name.clone(),
+                    description: Some(input.description.clone()),
+                    value: Value::Null,
+                })
+                .collect()
+        }
+        (None, None) => {
+            report.push(
+                EntryKind::Defaulted,
+                None,
+                Some("/plan/plan_inputs".into()),
+                "plans before v0.3.2 have no inputs",
+                Some(json!([])),
+            );
+            keep(
+                &mut report,
+                "/plan/plan_inputs".into(),
+                absent(),
+                "the plan had no `plan_inputs` key (before v0.3.2); a downgrade leaves it out",
+            );
+            Vec::new()
+        }
+    };
+
+    report.push(
+        EntryKind::Derived,
+        Some("/plan/steps".into()),
+        Some("/plan/steps".into()),
+        row_note("plan.steps"),
+        None,
+    );
+    for (i, (converted, source)) in steps.iter().zip(&plan.steps).enumerate() {
+        match &converted.legacy_reason {
+            None => report_builder_step(&mut report, i, &converted.step),
+            Some(reason) => {
+                let at = format!("/plan/steps/{i}");
+                report.push(
+                    EntryKind::Derived,
+                    Some(at.clone()),
+                    Some(format!("{at}/type")),
+                    format!("kept verbatim as a legacy step: {reason}"),
+                    Some(json!("legacy")),
+                );
+                report.push(
+                    EntryKind::Derived,
+                    Some(format!("{at}/output")),
+                    Some(format!("{at}/step_name")),
+                    "a legacy step is named after its output, without the `$`",
+                    Some(Value::String(converted.step.step_name().to_owned())),
+                );
+                if source.condition.is_none() {
+                    keep(
+                        &mut report,
+                        format!("{at}/condition"),
+                        absent(),
+                        "the step had no `condition` key (before 0.1.8); V2 writes null, a \
+                         downgrade leaves the key out",
+                    );
+                }
+                for (j, input) in source.inputs.iter().enumerate() {
+                    if let Some(value) = &input.value {
+                        keep(
+                            &mut report,
+                            format!("{at}/inputs/{j}/value"),
+                            value.clone(),
+                            "a constant `Variable.value` (removed in v0.1.12); V2 has no slot",
+                        );
+                    }
+                }
+                for (key, value) in &source.extra {
+                    keep(
+                        &mut report,
+                        format!("{at}/{}", escape_pointer_token(key)),
+                        value.clone(),
+                        "an unknown step key (Step is extra=\"allow\" from 0.1.7); V2 has no slot",
+                    );
+                }
+            }
+        }
+    }
+
+    report.push(
+        EntryKind::Defaulted,
+        None,
+        Some("/plan/summarize".into()),
+        "legacy plans do not summarise their final output (the builder's default)",
+        Some(Value::Bool(false)),
+    );
+    report.push(
+        EntryKind::Defaulted,
+        None,
+        Some("/plan/final_output_schema".into()),
+        "a legacy plan's structured_output_schema is never written by the SDK",
+        Some(Value::Null),
+    );
+
+    PlanConversion {
+        plan: PlanV2 {
+            id,
+            label: plan.plan_context.query.clone(),
+            tool_ids: plan.plan_context.tool_ids.clone(),
+            steps: steps.into_iter().map(|c| c.step).collect(),
+            plan_inputs,
+            summarize: false,
+            final_output_schema: None,
+        },
+        residue,
+        report,
+    }
+}
+
+fn row_note(id: &str) -> String {
+    let row = renames::row(id);
+    format!("{} {}: {}", row.step(), row.id, row.note)
+}
+
+/// The entries of a recognised builder step: its type, name and blocks, and each field.
+fn report_builder_step(report: &mut LossReport, i: usize, step: &StepV2) {
+    let at = format!("/plan/steps/{i}");
+    let from = |field: &str| Some(format!("{at}/{field}"));
+    let tag = step.type_tag();
+    let derived = |report: &mut LossReport, source: &str, field: &str, note: &str| {
+        report.push(EntryKind::Derived, from(source), from(field), note, None);
+    };
+    let defaulted = |report: &mut LossReport, field: &str, value: Value, note: &str| {
+        report.push(EntryKind::Defaulted, None, from(field), note, Some(value));
+    };
+    report.push(
+        EntryKind::Derived,
+        Some(at.clone()),
+        from("type"),
+        format!(
+            "recognised as a Plan Builder step by its task prefix and tool id; to_legacy_plan \
+             of the `{tag}` step gives the legacy step back exactly"
+        ),
+        Some(json!(tag)),
+    );
+    report.push(
+        EntryKind::Derived,
+        from("output"),
+        from("step_name"),
+        "the output is the positional `$step_N_output`; the name is the SDK's default \
+         `step_N` (a custom step_name never reaches the legacy plan)",
+        Some(Value::String(step.step_name().to_owned())),
+    );
+    derived(
+        report,
+        "condition",
+        "conditional_block",
+        "the conditional block is rebuilt from the clause steps; the legacy condition is derived \
+         from it",
+    );
+    if step.loop_block().is_none() {
+        defaulted(
+            report,
+            "loop_block",
+            Value::Null,
+            "the builder sets a loop block on loop clause steps only",
+        );
+    }
+    let refs = "variable names become references: `$step_N_output` a step output by index, any \
+                other name a plan input";
+    match step {
+        StepV2::InvokeTool { .. } => {
+            report.push(
+                EntryKind::Renamed,
+                from("tool_id"),
+                from("tool"),
+                "the invoked tool",
+                None,
+            );
+            derived(
+                report,
+                "task",
+                "args",
+                "parsed from `Use tool X with args: k=v, …`; a value shown as the next input \
+                 variable is that reference, any other value stays the string shown (nothing is decoded)",
+            );
+            derived(report, "inputs", "args", refs);
+            defaulted(
+                report,
+                "output_schema",
+                Value::Null,
+                "not in the legacy plan",
+            );
+        }
+        StepV2::Llm { .. } => {
+            derived(
+                report,
+                "tool_id",
+                "type",
+                "`llm_tool` is the LLM step's tool id",
+            );
+            derived(report, "inputs", "inputs", refs);
+            for field in ["output_schema", "system_prompt", "model"] {
+                defaulted(report, field, Value::Null, "not in the legacy plan");
+            }
+        }
+        StepV2::SingleToolAgent { .. } => {
+            report.push(
+                EntryKind::Renamed,
+                from("tool_id"),
+                from("tool"),
+                "the agent's one tool",
+                None,
+            );
+            derived(report, "inputs", "inputs", refs);
+            for field in ["output_schema", "model"] {
+                defaulted(report, field, Value::Null, "not in the legacy plan");
+            }
+        }
+        StepV2::ReactAgent { .. } => {
+            derived(
+                report,
+                "tool_id",
+                "tools",
+                "the ReAct agent's tool ids, comma-joined in the legacy step",
+            );
+            derived(report, "inputs", "inputs", refs);
+            for field in ["output_schema", "model"] {
+                defaulted(report, field, Value::Null, "not in the legacy plan");
+            }
+            defaulted(
+                report,
+                "tool_call_limit",
+                json!(DEFAULT_TOOL_CALL_LIMIT),
+                "not in the legacy plan; the builder's default",
+            );
+            defaulted(
+                report,
+                "allow_agent_clarifications",
+                Value::Bool(false),
+                "not in the legacy plan; the builder's default",
+            );
+        }
+        StepV2::Conditional { .. } => {
+            derived(
+                report,
+                "task",
+                "condition",
+                "the text after `Conditional clause: ` (a callable shows as `If result of <name> \
+                 is true`)",
+            );
+            derived(
+                report,
+                "inputs",
+                "args",
+                "argument names are not in the legacy plan; each reference is keyed by its \
+                 variable name",
+            );
+            derived(
+                report,
+                "task",
+                "clause_index_in_block",
+                "the clause's position among its block's clause steps",
+            );
+            derived(
+                report,
+                "condition",
+                "block_clause_type",
+                "if, else-if/else or endif, told apart by the condition the SDK derives for each",
+            );
+        }
+        StepV2::Loop { condition, .. } => {
+            derived(
+                report,
+                "task",
+                "condition",
+                "the text after `Loop clause: `; `If result of None is true` is a loop without \
+                 a condition",
+            );
+            derived(
+                report,
+                "task",
+                "loop_type",
+                if condition.is_some() {
+                    "while and do-while loops write the same legacy steps; WHILE is assumed"
+                } else {
+                    "a loop without a condition is a for-each loop"
+                },
+            );
+            derived(
+                report,
+                "task",
+                "loop_step_type",
+                "an end clause repeats its start clause (the builder copies it)",
+            );
+            derived(
+                report,
+                "task",
+                "loop_block",
+                "the start and end clause steps of the loop",
+            );
+            derived(
+                report,
+                "inputs",
+                "args",
+                "argument names are not in the legacy plan; each reference is keyed by its \
+                 variable name",
+            );
+            defaulted(
+                report,
+                "over",
+                Value::Null,
+                "what a for-each loop iterates over is not in the legacy plan",
+            );
+            defaulted(report, "index", json!(0), "the SDK's default");
+        }
+        StepV2::UserInput { options, .. } => {
+            derived(
+                report,
+                "task",
+                "message",
+                "the text after `User input (…): `",
+            );
+            let note = if options.is_some() {
+                "a multiple-choice question whose choices are not in the legacy plan: `[]`"
+            } else {
+                "a free-text question"
+            };
+            defaulted(report, "options", json!(options), note);
+        }
+        StepV2::UserVerify { .. } => {
+            derived(
+                report,
+                "task",
+                "message",
+                "the text after `User verification: `",
+            );
+        }
+        StepV2::Exit { .. } => {
+            derived(
+                report,
+                "task",
+                "message",
+                "the text after `Exit plan: ` / `Exit plan with error: `",
+            );
+            derived(
+                report,
+                "task",
+                "error",
+                "`Exit plan with error: ` marks an error exit",
+            );
+        }
+        StepV2::SubPlan { .. } | StepV2::Legacy { .. } => {}
+    }
+}
