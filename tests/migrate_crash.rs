@@ -23,8 +23,7 @@ enum Kill {
 
 fn journal_lines(dst: &Path) -> usize {
     std::fs::read(dst.join(".planrun/journal.jsonl"))
-        .map(|b| b.iter().filter(|c| **c == b'\n').count())
-        .unwrap_or(0)
+        .map_or(0, |b| b.iter().filter(|c| **c == b'\n').count())
 }
 
 fn spawn(store: &Path, dst: &Path, resume: bool) -> Child {

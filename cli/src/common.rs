@@ -9,7 +9,7 @@ use planrun_store::ResolvedConfig;
 
 /// Report formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Format {
+pub(crate) enum Format {
     /// Human-readable lines.
     Text,
     /// One JSON document (or JSON Lines for streams).
@@ -17,7 +17,7 @@ pub enum Format {
 }
 
 /// Options every verb sees.
-pub struct Globals {
+pub(crate) struct Globals {
     /// Report format.
     pub format: Format,
     /// Print only errors.
@@ -25,7 +25,7 @@ pub struct Globals {
 }
 
 /// What a verb ended with; mapped to the documented exit codes.
-pub enum Outcome {
+pub(crate) enum Outcome {
     /// Everything read or converted.
     Success,
     /// Some documents were rejected or blocked.
@@ -52,7 +52,7 @@ pub(crate) fn collect(path: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()
         out.push(path.to_owned());
     } else if meta.is_dir() {
         let mut entries: Vec<_> = std::fs::read_dir(path)?.collect::<Result<_, _>>()?;
-        entries.sort_by_key(|e| e.file_name());
+        entries.sort_by_key(std::fs::DirEntry::file_name);
         for entry in entries {
             let child = entry.path();
             let kind = entry.file_type()?;

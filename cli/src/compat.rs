@@ -13,7 +13,7 @@ use crate::common::{Format, Globals, Outcome};
 
 /// Arguments of `schema compat`.
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// The old schema file, or a directory of them.
     old: PathBuf,
     /// The new schema file, or a directory of them (files matched by relative name).
@@ -44,7 +44,7 @@ impl From<RequireArg> for Requirement {
     }
 }
 
-pub fn run(globals: &Globals, args: Args) -> anyhow::Result<Outcome> {
+pub(crate) fn run(globals: &Globals, args: Args) -> anyhow::Result<Outcome> {
     let required = Requirement::from(args.require);
     let report = compare_paths(&args.old, &args.new).map_err(|e| match e {
         CompatError::Usage(message) => anyhow::anyhow!("{message}"),

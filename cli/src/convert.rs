@@ -16,7 +16,7 @@ use crate::common::{load_config, Format, Globals, Outcome};
 
 /// Arguments of `convert`.
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// A run file (any legacy version, or a PlanRunV2), or `-` for JSON Lines on stdin.
     file: PathBuf,
     /// The store holding the run's plan, end user and agent memory [default: FILE's directory;
@@ -28,7 +28,7 @@ pub struct Args {
     config: Option<PathBuf>,
 }
 
-pub fn run(globals: &Globals, args: Args) -> anyhow::Result<Outcome> {
+pub(crate) fn run(globals: &Globals, args: Args) -> anyhow::Result<Outcome> {
     let config = load_config(args.config.as_deref())?;
     if args.file.as_os_str() == "-" {
         return stream(globals, args.store.as_deref(), &config);

@@ -11,13 +11,13 @@ use crate::common::{Format, Globals, Outcome};
 
 /// Arguments of `detect`.
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// Files or store directories.
     #[arg(required = true)]
     paths: Vec<PathBuf>,
 }
 
-pub fn run(globals: &Globals, args: Args) -> anyhow::Result<Outcome> {
+pub(crate) fn run(globals: &Globals, args: Args) -> anyhow::Result<Outcome> {
     let mut files = Vec::new();
     for path in &args.paths {
         crate::common::collect(path, &mut files)
@@ -69,7 +69,7 @@ pub fn run(globals: &Globals, args: Args) -> anyhow::Result<Outcome> {
         for (what, n) in &counts {
             writeln!(out, "{n:>8}  {what}")?;
         }
-        writeln!(out, "{:>8}  rejected", rejected)?;
+        writeln!(out, "{rejected:>8}  rejected")?;
     }
     Ok(if rejected > 0 {
         Outcome::Partial

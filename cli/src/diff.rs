@@ -11,7 +11,7 @@ use planrun_converter::diff::{diff, Difference};
 
 /// Arguments of `diff`.
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// The first document.
     a: PathBuf,
     /// The second document.
@@ -23,7 +23,7 @@ fn read(path: &PathBuf) -> anyhow::Result<Value> {
     planrun_legacy::json::parse_value(&bytes).map_err(|e| anyhow::anyhow!("{}", e.in_file(path)))
 }
 
-pub fn run(globals: &Globals, args: Args) -> anyhow::Result<Outcome> {
+pub(crate) fn run(globals: &Globals, args: Args) -> anyhow::Result<Outcome> {
     let differences = diff(&read(&args.a)?, &read(&args.b)?);
     let mut out = std::io::stdout().lock();
     match globals.format {
@@ -34,7 +34,7 @@ pub fn run(globals: &Globals, args: Args) -> anyhow::Result<Outcome> {
                     Difference::Removed { pointer, .. } => writeln!(out, "- {pointer}")?,
                     Difference::Added { pointer, .. } => writeln!(out, "+ {pointer}")?,
                     Difference::Changed { pointer, from, to } => {
-                        writeln!(out, "~ {pointer}: {} → {}", short(from), short(to))?
+                        writeln!(out, "~ {pointer}: {} → {}", short(from), short(to))?;
                     }
                 }
             }

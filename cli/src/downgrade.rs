@@ -13,7 +13,7 @@ use planrun_legacy::json::to_sdk_json;
 
 /// Arguments of `downgrade`.
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// A PlanRunV2 document.
     file: PathBuf,
     /// Directory to write `<prun-id>.json`, `<plan-id>.json` and `<external_id>.json` into.
@@ -24,7 +24,7 @@ pub struct Args {
     allow_loss: bool,
 }
 
-pub fn run(globals: &Globals, args: Args) -> anyhow::Result<Outcome> {
+pub(crate) fn run(globals: &Globals, args: Args) -> anyhow::Result<Outcome> {
     let bytes = crate::common::read_file(&args.file)?;
     let v2: planrun_v2::PlanRunV2 = serde_json::from_slice(&bytes)
         .with_context(|| format!("{} is not a PlanRunV2 document", args.file.display()))?;

@@ -13,7 +13,7 @@ use crate::common::{Format, Globals, Outcome};
 
 /// Arguments of `gen`.
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// How many runs to write.
     #[arg(long)]
     runs: usize,
@@ -41,7 +41,7 @@ fn parse_version(text: &str) -> Result<Version, String> {
     })
 }
 
-pub fn run(globals: &Globals, args: Args) -> anyhow::Result<Outcome> {
+pub(crate) fn run(globals: &Globals, args: Args) -> anyhow::Result<Outcome> {
     let opts = GenOptions {
         runs: args.runs,
         seed: args.seed,

@@ -14,7 +14,7 @@ use crate::common::{load_config, Format, Globals, Outcome};
 
 /// Arguments of `migrate`.
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// The legacy DiskFileStorage directory; it is never written.
     src: PathBuf,
     /// The destination: a new or empty directory, or an interrupted migration of SRC (with
@@ -72,11 +72,11 @@ impl Progress for Bar {
     }
 }
 
-pub fn run(globals: &Globals, args: Args) -> anyhow::Result<Outcome> {
+pub(crate) fn run(globals: &Globals, args: Args) -> anyhow::Result<Outcome> {
     let jobs = match args.jobs {
         Some(0) => bail!("--jobs must be at least 1"),
         Some(n) => n,
-        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        None => std::thread::available_parallelism().map_or(1, std::num::NonZero::get),
     };
     if let Some(report) = &args.report {
         if let (Ok(src), Some(parent)) = (std::fs::canonicalize(&args.src), report.parent()) {

@@ -7,13 +7,13 @@ use planrun_converter::renames;
 
 /// Arguments of `renames`.
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// Print the Markdown table the README shows.
     #[arg(long, conflicts_with = "format")]
     markdown: bool,
 }
 
-pub fn run(globals: &Globals, args: Args) -> anyhow::Result<Outcome> {
+pub(crate) fn run(globals: &Globals, args: Args) -> anyhow::Result<Outcome> {
     let text = if args.markdown {
         renames::markdown()
     } else {

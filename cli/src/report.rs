@@ -12,7 +12,7 @@ use crate::common::{Format, Globals, Outcome};
 
 /// Arguments of `report`.
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     #[command(subcommand)]
     command: Command,
 }
@@ -30,7 +30,7 @@ enum Command {
     },
 }
 
-pub fn run(globals: &Globals, args: Args) -> anyhow::Result<Outcome> {
+pub(crate) fn run(globals: &Globals, args: Args) -> anyhow::Result<Outcome> {
     let Command::Merge { reports, out } = args.command;
     let mut parsed: Vec<BatchReport> = Vec::with_capacity(reports.len());
     for path in &reports {

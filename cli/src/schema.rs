@@ -23,7 +23,7 @@ use crate::common::{Format, Globals, Outcome};
 
 /// Arguments of `schema`.
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     #[command(subcommand)]
     command: SchemaCommand,
 }
@@ -75,7 +75,7 @@ impl From<LangArg> for Lang {
     }
 }
 
-pub fn run(globals: &Globals, args: Args) -> anyhow::Result<Outcome> {
+pub(crate) fn run(globals: &Globals, args: Args) -> anyhow::Result<Outcome> {
     match args.command {
         SchemaCommand::Compat(compat) => crate::compat::run(globals, compat),
         SchemaCommand::Export(export)

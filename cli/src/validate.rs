@@ -15,7 +15,7 @@ use crate::common::{Format, Globals, Outcome};
 
 /// Arguments of `validate`.
 #[derive(Debug, clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// Files or directories.
     #[arg(required = true)]
     paths: Vec<PathBuf>,
@@ -31,7 +31,7 @@ struct Checked {
     violations: Vec<Violation>,
 }
 
-pub fn run(globals: &Globals, args: Args) -> anyhow::Result<Outcome> {
+pub(crate) fn run(globals: &Globals, args: Args) -> anyhow::Result<Outcome> {
     if let Some(name) = &args.schema {
         validate(&serde_json::Value::Null, name)?;
     }

@@ -8,9 +8,9 @@ use crate::common::{Format, Globals, Outcome};
 
 /// Arguments of `versions`.
 #[derive(Debug, clap::Args)]
-pub struct Args {}
+pub(crate) struct Args {}
 
-pub fn run(globals: &Globals, _args: Args) -> anyhow::Result<Outcome> {
+pub(crate) fn run(globals: &Globals, _args: Args) -> anyhow::Result<Outcome> {
     let text = match globals.format {
         Format::Json => format!("{}\n", serde_json::to_string_pretty(&REGISTRY)?),
         Format::Text => {

@@ -3,7 +3,7 @@
 
 /// `<prefix>-<uuid>` from a 128-bit FNV-1a hash of `content`, with the UUID version 8 and variant
 /// bits set (RFC 9562 "custom").
-pub fn stable_id(prefix: &str, content: &str) -> String {
+pub(crate) fn stable_id(prefix: &str, content: &str) -> String {
     let mut hash: u128 = 0x6c62272e07bb014262b821756295c58d;
     for byte in prefix.bytes().chain([0]).chain(content.bytes()) {
         hash ^= u128::from(byte);

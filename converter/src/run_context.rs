@@ -40,48 +40,45 @@ pub fn run_context_from_legacy(
             .step_output_values
             .iter_mut()
             .find(|v| v.step_num == Some(native.step_num));
-        match stored {
-            Some(stored) => {
-                let summary = match &stored.output {
-                    planrun_v2::Output::Local { summary, .. } => summary.clone(),
-                    planrun_v2::Output::AgentMemory { summary, .. } => Some(summary.clone()),
-                };
-                stored.output = planrun_v2::Output::Local {
-                    value: native.value.clone(),
-                    summary,
-                };
-                stored.description = native.description.clone();
-                stored.step_name = Some(native.step_name.clone());
-                let to = format!(
-                    "/plan_run/step_output_values/{}",
-                    planrun_legacy::json::escape_pointer_token(&stored.output_name)
-                );
-                report.push(
-                    EntryKind::Coerced,
-                    from,
-                    Some(to),
-                    "the RunContext's native value replaces the stringified one the run stored",
-                    None,
-                );
-            }
-            None => {
-                plan_run
-                    .step_output_values
-                    .push(planrun_v2::StepOutputValue {
-                        step_num: Some(native.step_num),
-                        step_name: Some(native.step_name.clone()),
-                        output_name: format!("$step_{}_output", native.step_num),
-                        description: native.description.clone(),
-                        output: value,
-                    });
-                report.push(
-                    EntryKind::Moved,
-                    from,
-                    Some("/plan_run/step_output_values/-".into()),
-                    "a step value only the RunContext held",
-                    None,
-                );
-            }
+        if let Some(stored) = stored {
+            let summary = match &stored.output {
+                planrun_v2::Output::Local { summary, .. } => summary.clone(),
+                planrun_v2::Output::AgentMemory { summary, .. } => Some(summary.clone()),
+            };
+            stored.output = planrun_v2::Output::Local {
+                value: native.value.clone(),
+                summary,
+            };
+            stored.description = native.description.clone();
+            stored.step_name = Some(native.step_name.clone());
+            let to = format!(
+                "/plan_run/step_output_values/{}",
+                planrun_legacy::json::escape_pointer_token(&stored.output_name)
+            );
+            report.push(
+                EntryKind::Coerced,
+                from,
+                Some(to),
+                "the RunContext's native value replaces the stringified one the run stored",
+                None,
+            );
+        } else {
+            plan_run
+                .step_output_values
+                .push(planrun_v2::StepOutputValue {
+                    step_num: Some(native.step_num),
+                    step_name: Some(native.step_name.clone()),
+                    output_name: format!("$step_{}_output", native.step_num),
+                    description: native.description.clone(),
+                    output: value,
+                });
+            report.push(
+                EntryKind::Moved,
+                from,
+                Some("/plan_run/step_output_values/-".into()),
+                "a step value only the RunContext held",
+                None,
+            );
         }
     }
     let storage = match snapshot.config.storage_class.as_deref() {

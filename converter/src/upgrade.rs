@@ -224,19 +224,16 @@ pub fn upgrade_at(src: &Sources, at: AtR6) -> Result<Converted, ConvertError> {
         );
         output(o)
     });
-    let run_id = match run.id {
-        Some(id) => id.to_string(),
-        None => {
-            let id = stable_id("prun", &src.run.to_sdk_json());
-            report.push(
-                EntryKind::Defaulted,
-                None,
-                Some("/id".into()),
-                "the run file has no id; one is derived from its content",
-                Some(Value::String(id.clone())),
-            );
-            id
-        }
+    let run_id = if let Some(id) = run.id { id.to_string() } else {
+        let id = stable_id("prun", &src.run.to_sdk_json());
+        report.push(
+            EntryKind::Defaulted,
+            None,
+            Some("/id".into()),
+            "the run file has no id; one is derived from its content",
+            Some(Value::String(id.clone())),
+        );
+        id
     };
     let clarifications = run
         .outputs
@@ -451,22 +448,19 @@ fn clarification(
         "category".into(),
         Value::String(clar.category.as_str().into()),
     );
-    let id = match clar.id {
-        Some(id) => id.to_string(),
-        None => {
-            let id = stable_id(
-                "clar",
-                &format!("{at}{}", serde_json::to_string(clar).expect("JSON")),
-            );
-            report.push(
-                EntryKind::Defaulted,
-                None,
-                Some(format!("{to}/id")),
-                "the clarification has no id; one is derived from its content",
-                Some(Value::String(id.clone())),
-            );
-            id
-        }
+    let id = if let Some(id) = clar.id { id.to_string() } else {
+        let id = stable_id(
+            "clar",
+            &format!("{at}{}", serde_json::to_string(clar).expect("JSON")),
+        );
+        report.push(
+            EntryKind::Defaulted,
+            None,
+            Some(format!("{to}/id")),
+            "the clarification has no id; one is derived from its content",
+            Some(Value::String(id.clone())),
+        );
+        id
     };
     obj.insert("id".into(), Value::String(id));
     let run_ref = clar
@@ -491,31 +485,25 @@ fn clarification(
     );
     obj.insert("resolved".into(), Value::Bool(clar.resolved));
     let mut absent = Vec::new();
-    match &clar.source {
-        Some(source) => {
-            obj.insert(
-                "source".into(),
-                source.clone().map_or(Value::Null, Value::String),
-            );
-        }
-        None => {
-            obj.insert("source".into(), Value::Null);
-            absent.push("source");
-        }
+    if let Some(source) = &clar.source {
+        obj.insert(
+            "source".into(),
+            source.clone().map_or(Value::Null, Value::String),
+        );
+    } else {
+        obj.insert("source".into(), Value::Null);
+        absent.push("source");
     }
     let v2_keys: &[&str] = match clar.category {
         Category::Argument => &["argument_name"],
         other => other.subtype_keys(),
     };
     for key in v2_keys {
-        match clar.fields.get(*key) {
-            Some(value) => {
-                obj.insert((*key).into(), value.clone());
-            }
-            None => {
-                obj.insert((*key).into(), Value::Null);
-                absent.push(key);
-            }
+        if let Some(value) = clar.fields.get(*key) {
+            obj.insert((*key).into(), value.clone());
+        } else {
+            obj.insert((*key).into(), Value::Null);
+            absent.push(key);
         }
     }
     for key in absent {

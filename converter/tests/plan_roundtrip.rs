@@ -240,7 +240,7 @@ fn builder_probes_are_recognised() {
     }
     match &linear.plan.steps[6] {
         StepV2::Exit { message, error, .. } => {
-            assert_eq!((message.as_str(), *error), ("done", false))
+            assert_eq!((message.as_str(), *error), ("done", false));
         }
         other => panic!("{other:?}"),
     }

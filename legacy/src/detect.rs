@@ -187,7 +187,7 @@ fn child(pointer: &str, key: &str) -> String {
 }
 
 /// Says what the document is and which versions could have written it.
-pub fn detect_tree(src: &[u8], tree: &Value) -> Result<Detection, ParseError> {
+pub(crate) fn detect_tree(src: &[u8], tree: &Value) -> Result<Detection, ParseError> {
     let mut facts = Facts {
         src,
         hard: Vec::new(),
@@ -326,17 +326,17 @@ fn run_facts(facts: &mut Facts, obj: &Map<String, Value>) {
                 context_facts(facts, ec);
             }
         }
-        None => facts.soft("".into(), "no execution_context", since(HEAD)),
+        None => facts.soft(String::new(), "no execution_context", since(HEAD)),
     }
     if obj.contains_key("end_user_id") {
         facts.hard("/end_user_id".into(), "top-level end_user_id", since(R4));
     } else {
-        facts.hard("".into(), "no top-level end_user_id", all(W1, R3));
+        facts.hard(String::new(), "no top-level end_user_id", all(W1, R3));
     }
     if obj.contains_key("plan_run_inputs") {
         facts.hard("/plan_run_inputs".into(), "has plan_run_inputs", since(R5));
     } else {
-        facts.soft("".into(), "no plan_run_inputs", all(W1, R4));
+        facts.soft(String::new(), "no plan_run_inputs", all(W1, R4));
     }
     let Some(outputs) = obj.get("outputs").and_then(Value::as_object) else {
         return;
@@ -540,12 +540,12 @@ fn plan_facts(facts: &mut Facts, obj: &Map<String, Value>) {
     } else if obj.contains_key("plan_inputs") {
         facts.hard("/plan_inputs".into(), "plan_inputs (v0.3.4+)", since(HEAD));
     } else {
-        facts.soft("".into(), "no plan inputs", all(W1, R4));
+        facts.soft(String::new(), "no plan inputs", all(W1, R4));
     }
 }
 
 fn end_user_facts(facts: &mut Facts, obj: &Map<String, Value>) {
-    facts.hard("".into(), "an EndUser (v0.3.0+)", since(R4));
+    facts.hard(String::new(), "an EndUser (v0.3.0+)", since(R4));
     if let Some((k, _)) = obj
         .get("additional_data")
         .and_then(Value::as_object)
@@ -582,6 +582,6 @@ fn tool_call_facts(facts: &mut Facts, obj: &Map<String, Value>) {
             all(W1, R5),
         );
     } else {
-        facts.hard("".into(), "tool call without additional_data", since(HEAD));
+        facts.hard(String::new(), "tool call without additional_data", since(HEAD));
     }
 }

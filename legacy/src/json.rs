@@ -62,8 +62,7 @@ pub fn from_tree<T: DeserializeOwned>(src: &[u8], tree: &Value) -> Result<T, Par
 /// Builds an error for a value at `pointer`, finding its line and column in `src`.
 pub fn located(src: &[u8], pointer: String, kind: ErrorKind, message: String) -> ParseError {
     let (line, column) = offset_of_pointer(src, &pointer)
-        .map(|offset| line_column(src, offset))
-        .unwrap_or((0, 0));
+        .map_or((0, 0), |offset| line_column(src, offset));
     ParseError {
         path: None,
         pointer,
@@ -135,7 +134,7 @@ fn strip_position(message: &str) -> String {
 pub fn path_to_pointer(path: &serde_path_to_error::Path) -> String {
     use serde_path_to_error::Segment;
     let mut out = String::new();
-    for segment in path.iter() {
+    for segment in path {
         match segment {
             Segment::Seq { index } => {
                 let _ = write!(out, "/{index}");

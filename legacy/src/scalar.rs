@@ -35,12 +35,12 @@ pub const BOOL_STRING_PATTERN: &str = "^(?:0|1|[fF]|[tT]|[nN]|[yY]|[nN][oO]|[oO]
 
 /// pydantic's lax `int` (narrowed, see the module docs): an integral number, a numeric string or
 /// a bool.
-pub fn lax_int<'de, D: Deserializer<'de>>(deserializer: D) -> Result<i64, D::Error> {
+pub(crate) fn lax_int<'de, D: Deserializer<'de>>(deserializer: D) -> Result<i64, D::Error> {
     int_from_value(&Value::deserialize(deserializer)?).map_err(de::Error::custom)
 }
 
 /// [`lax_int`] for a nullable field.
-pub fn lax_opt_int<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<i64>, D::Error> {
+pub(crate) fn lax_opt_int<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<i64>, D::Error> {
     match Value::deserialize(deserializer)? {
         Value::Null => Ok(None),
         other => int_from_value(&other).map(Some).map_err(de::Error::custom),
@@ -49,7 +49,7 @@ pub fn lax_opt_int<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<
 
 /// pydantic's lax `bool`: a bool, a number equal to 0 or 1, or one of the strings pydantic
 /// accepts (`"yes"`, `"off"`…).
-pub fn lax_bool<'de, D: Deserializer<'de>>(deserializer: D) -> Result<bool, D::Error> {
+pub(crate) fn lax_bool<'de, D: Deserializer<'de>>(deserializer: D) -> Result<bool, D::Error> {
     bool_from_value(&Value::deserialize(deserializer)?).map_err(de::Error::custom)
 }
 
@@ -222,7 +222,7 @@ impl JsonSchema for LaxBool {
 
 /// The SDK's output `value` serializer: every value becomes a string (`None` → `""`, numbers and
 /// bools as `json.dumps` writes them, lists and dicts as Python JSON text).
-pub fn stringified_value<'de, D: Deserializer<'de>>(deserializer: D) -> Result<String, D::Error> {
+pub(crate) fn stringified_value<'de, D: Deserializer<'de>>(deserializer: D) -> Result<String, D::Error> {
     Ok(stringify(Value::deserialize(deserializer)?))
 }
 

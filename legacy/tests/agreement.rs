@@ -7,7 +7,7 @@
 //! `planrun_legacy::strategies`), their lax spellings and their mutants.
 
 mod common {
-    pub mod corpus;
+    pub(crate) mod corpus;
 }
 
 use std::panic::AssertUnwindSafe;
@@ -586,7 +586,7 @@ fn lax_scalars_agree_at_their_boundaries() {
         format!("prun-uuid:{UUID}"),
         format!("prun-URN:UUID:{UUID}"),
         format!("prun-{{urn:uuid:{UUID}}}"),
-        format!("prun-{} ", UUID),
+        format!("prun-{UUID} "),
         format!("prun-{}", UUID.replace('e', "g")),
         format!("plan-{UUID}"),
         format!("Prun-{UUID}"),
@@ -902,7 +902,7 @@ fn loosen(doc: &Value, seed: &mut u64) -> Value {
                 let spellings = [
                     json!(if b { "yes" } else { "no" }),
                     json!(if b { "TRUE" } else { "Off" }),
-                    json!(if b { 1 } else { 0 }),
+                    json!(i32::from(b)),
                     json!(if b { "t" } else { "F" }),
                 ];
                 *value = spellings[next() % spellings.len()].clone();

@@ -2,7 +2,7 @@
 //! and re-emitted byte for byte.
 
 mod common {
-    pub mod corpus;
+    pub(crate) mod corpus;
 }
 
 use std::collections::BTreeMap;

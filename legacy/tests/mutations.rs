@@ -381,7 +381,7 @@ fn mutated_corpus_documents_never_panic_and_every_error_is_located() {
             match result {
                 Ok(Ok(outcome)) => *outcomes.entry(outcome).or_default() += 1,
                 Ok(Err(violation)) => {
-                    failures.push(format!("{rel}, {}: {violation}", mutation.describe()))
+                    failures.push(format!("{rel}, {}: {violation}", mutation.describe()));
                 }
                 Err(_) => {
                     let message = LAST_PANIC

@@ -345,9 +345,7 @@ pub fn export_with(
     let Some(generator) = lang.generator() else {
         return write_schemas(&schemas, out).map(|files| Exported { lang, files });
     };
-    let program: OsString = program
-        .map(OsStr::to_owned)
-        .unwrap_or_else(|| generator.program().into());
+    let program: OsString = program.map_or_else(|| generator.program().into(), OsStr::to_owned);
     let work = tempfile::Builder::new()
         .prefix("planrun-export-")
         .tempdir()
@@ -560,8 +558,7 @@ fn install(
 /// Whether a file starts with the generator's header line.
 fn is_generated(generator: Generator, path: &Path) -> bool {
     std::fs::read_to_string(path)
-        .map(|text| text.starts_with(generator.header()))
-        .unwrap_or(false)
+        .is_ok_and(|text| text.starts_with(generator.header()))
 }
 
 /// Writes `bytes` beside `path`, then renames it over `path`.

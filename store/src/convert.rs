@@ -377,21 +377,18 @@ fn validate_current(
                 ..
             } = output
             {
-                match memory_file(store, origin, plan_run_id, output_name)? {
-                    Some(file) => agent_memory.push(file),
-                    None => {
-                        let missing = format!("{plan_run_id}/{output_name}.json");
-                        let doc = Doc::AgentMemory {
-                            run_id: plan_run_id,
-                            output_name,
-                        };
-                        return Err(Failure::new(
-                            Class::Blocked,
-                            &store.locate(&doc.relative()),
-                            "missing_agent_memory",
-                            format!("agent-memory file {missing} not found"),
-                        ));
-                    }
+                if let Some(file) = memory_file(store, origin, plan_run_id, output_name)? { agent_memory.push(file) } else {
+                    let missing = format!("{plan_run_id}/{output_name}.json");
+                    let doc = Doc::AgentMemory {
+                        run_id: plan_run_id,
+                        output_name,
+                    };
+                    return Err(Failure::new(
+                        Class::Blocked,
+                        &store.locate(&doc.relative()),
+                        "missing_agent_memory",
+                        format!("agent-memory file {missing} not found"),
+                    ));
                 }
             }
         }

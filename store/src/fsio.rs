@@ -13,19 +13,19 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 /// Every temp file of the engine starts with this; the shard tag and the process id follow, so a
 /// resumed shard removes only its own leftovers, never a sibling shard's work in progress.
-pub const TEMP_PREFIX: &str = ".tmp-planrun-";
+pub(crate) const TEMP_PREFIX: &str = ".tmp-planrun-";
 
 /// Names temp files: `.tmp-planrun-<shard tag>-<pid>-<counter>`; short, so a long final name
 /// (an agent-memory output name) never makes the temp name too long.
 #[derive(Debug)]
-pub struct TempNamer {
+pub(crate) struct TempNamer {
     prefix: String,
     counter: AtomicU64,
 }
 
 impl TempNamer {
     /// A namer for one shard (`all` when the store is not sharded).
-    pub fn new(shard_tag: &str) -> Self {
+    pub(crate) fn new(shard_tag: &str) -> Self {
         TempNamer {
             prefix: format!("{TEMP_PREFIX}{shard_tag}-{}-", std::process::id()),
             counter: AtomicU64::new(0),
@@ -42,7 +42,7 @@ impl TempNamer {
 }
 
 /// The prefix of every temp file a shard's processes create.
-pub fn shard_temp_prefix(shard_tag: &str) -> String {
+pub(crate) fn shard_temp_prefix(shard_tag: &str) -> String {
     format!("{TEMP_PREFIX}{shard_tag}-")
 }
 
@@ -52,7 +52,7 @@ pub fn shard_temp_prefix(shard_tag: &str) -> String {
 /// a crash. Where that is not possible (a file system without `O_TMPFILE`, no `/proc`, or a
 /// file already at `name`), it goes through a hidden temp file in `dir` renamed over `name`.
 /// With `durable`, the file is fsynced before it gets its name (the caller fsyncs `dir`).
-pub fn write_atomic(
+pub(crate) fn write_atomic(
     dir: &Path,
     name: &str,
     bytes: &[u8],
@@ -154,7 +154,7 @@ fn write_renamed(
 
 /// One `syncfs(2)` on the file system that holds `dir`: every dirty page and inode of that file
 /// system reaches the disk (the group commit of a chunk).
-pub fn syncfs(dir: &File) -> io::Result<()> {
+pub(crate) fn syncfs(dir: &File) -> io::Result<()> {
     // SAFETY: `syncfs` only reads the descriptor, which `dir` keeps open for the whole call.
     let rc = unsafe { libc::syncfs(dir.as_raw_fd()) };
     if rc == 0 {
@@ -165,13 +165,13 @@ pub fn syncfs(dir: &File) -> io::Result<()> {
 }
 
 /// `fsync` of a directory, so the renames and creations in it are durable.
-pub fn fsync_dir(dir: &Path) -> io::Result<()> {
+pub(crate) fn fsync_dir(dir: &Path) -> io::Result<()> {
     File::open(dir)?.sync_all()
 }
 
 /// Takes an exclusive, non-blocking `flock` on `file`; `false` when another process holds it.
 /// The kernel releases it when the process ends, SIGKILL included.
-pub fn try_lock(file: &File) -> io::Result<bool> {
+pub(crate) fn try_lock(file: &File) -> io::Result<bool> {
     // SAFETY: `flock` only reads the descriptor, which `file` keeps open for the whole call.
     let rc = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
     if rc == 0 {
@@ -187,7 +187,7 @@ pub fn try_lock(file: &File) -> io::Result<bool> {
 
 /// Removes the temp files whose name starts with `prefix` from `dst` and from its immediate
 /// subdirectories (agent-memory directories and `.planrun/`); returns how many it removed.
-pub fn remove_temps(dst: &Path, prefix: &str) -> io::Result<usize> {
+pub(crate) fn remove_temps(dst: &Path, prefix: &str) -> io::Result<usize> {
     let mut removed = 0;
     for entry in std::fs::read_dir(dst)? {
         let entry = entry?;

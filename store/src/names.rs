@@ -63,12 +63,9 @@ pub fn conflicts(sorted_runs: &[String]) -> Vec<Option<usize>> {
         .enumerate()
         .map(|(i, name)| {
             let key = run_key(name)?;
-            match first.get(key) {
-                Some(&winner) => Some(winner),
-                None => {
-                    first.insert(key, i);
-                    None
-                }
+            if let Some(&winner) = first.get(key) { Some(winner) } else {
+                first.insert(key, i);
+                None
             }
         })
         .collect()

@@ -11,12 +11,12 @@ use std::process::{Command, Output};
 use serde_json::Value;
 
 /// The `planrun` binary under test.
-pub fn planrun() -> Command {
+pub(crate) fn planrun() -> Command {
     Command::new(env!("CARGO_BIN_EXE_planrun"))
 }
 
 /// Runs `planrun` with `args`; its output.
-pub fn run<I, S>(args: I) -> Output
+pub(crate) fn run<I, S>(args: I) -> Output
 where
     I: IntoIterator<Item = S>,
     S: AsRef<std::ffi::OsStr>,
@@ -25,12 +25,12 @@ where
 }
 
 /// The exit code of a finished command.
-pub fn code(output: &Output) -> i32 {
+pub(crate) fn code(output: &Output) -> i32 {
     output.status.code().expect("exited, not killed")
 }
 
 /// Output text for assertion messages.
-pub fn show(output: &Output) -> String {
+pub(crate) fn show(output: &Output) -> String {
     format!(
         "exit {:?}\nstdout:\n{}\nstderr:\n{}",
         output.status.code(),
@@ -40,7 +40,7 @@ pub fn show(output: &Output) -> String {
 }
 
 /// The corpus's DiskFileStorage stores, one per version.
-pub fn corpus_stores() -> Vec<PathBuf> {
+pub(crate) fn corpus_stores() -> Vec<PathBuf> {
     let corpus = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../shared/corpus")
         .canonicalize()
@@ -55,7 +55,7 @@ pub fn corpus_stores() -> Vec<PathBuf> {
 }
 
 /// The example store of the README.
-pub fn example_store() -> PathBuf {
+pub(crate) fn example_store() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../examples/store")
         .canonicalize()
@@ -64,7 +64,7 @@ pub fn example_store() -> PathBuf {
 
 /// Every regular file under `dir` with its bytes, by relative path; symlinks are not followed
 /// (recorded as `-> target`); directories named in `skip` are left out.
-pub fn tree(dir: &Path, skip: &[&str]) -> BTreeMap<String, Vec<u8>> {
+pub(crate) fn tree(dir: &Path, skip: &[&str]) -> BTreeMap<String, Vec<u8>> {
     let mut out = BTreeMap::new();
     walk(dir, dir, skip, &mut |rel, path, meta| {
         let content = if meta.file_type().is_symlink() {
@@ -80,16 +80,14 @@ pub fn tree(dir: &Path, skip: &[&str]) -> BTreeMap<String, Vec<u8>> {
 }
 
 /// A fingerprint of everything under `dir`: names, types, modes, sizes, contents, link targets.
-pub fn fingerprint(dir: &Path) -> BTreeMap<String, String> {
+pub(crate) fn fingerprint(dir: &Path) -> BTreeMap<String, String> {
     let mut out = BTreeMap::new();
     walk(dir, dir, &[], &mut |rel, path, meta| {
         let mode = meta.permissions().mode();
         let what = if meta.file_type().is_symlink() {
             format!("link {}", std::fs::read_link(path).unwrap().display())
         } else if meta.is_file() {
-            let content = std::fs::read(path)
-                .map(|b| format!("{:x?}", fnv(&b)))
-                .unwrap_or_else(|e| format!("unreadable {e}"));
+            let content = std::fs::read(path).map_or_else(|e| format!("unreadable {e}"), |b| format!("{:x?}", fnv(&b)));
             format!("file {} {content}", meta.len())
         } else {
             "dir".to_owned()
@@ -134,7 +132,7 @@ fn walk(
 }
 
 /// Every path under `dir` whose file name starts with `.tmp-`.
-pub fn temp_files(dir: &Path) -> Vec<String> {
+pub(crate) fn temp_files(dir: &Path) -> Vec<String> {
     let mut found = Vec::new();
     walk(dir, dir, &[], &mut |rel, path, _| {
         if path
@@ -148,7 +146,7 @@ pub fn temp_files(dir: &Path) -> Vec<String> {
 }
 
 /// Copies a directory tree (regular files and directories).
-pub fn copy_dir(from: &Path, to: &Path) {
+pub(crate) fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
     for entry in std::fs::read_dir(from).unwrap() {
         let entry = entry.unwrap();
@@ -162,7 +160,7 @@ pub fn copy_dir(from: &Path, to: &Path) {
 }
 
 /// The names of the run files of a store, sorted.
-pub fn run_files(store: &Path) -> Vec<String> {
+pub(crate) fn run_files(store: &Path) -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(store)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
@@ -175,12 +173,12 @@ pub fn run_files(store: &Path) -> Vec<String> {
 }
 
 /// Reads a JSON file.
-pub fn json(path: &Path) -> Value {
+pub(crate) fn json(path: &Path) -> Value {
     serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
 }
 
 /// The outcome counts of a report.
-pub fn outcomes(report: &Value) -> BTreeMap<String, u64> {
+pub(crate) fn outcomes(report: &Value) -> BTreeMap<String, u64> {
     report["outcomes"]
         .as_object()
         .unwrap()
@@ -190,7 +188,7 @@ pub fn outcomes(report: &Value) -> BTreeMap<String, u64> {
 }
 
 /// The first difference between two trees, for assertion messages.
-pub fn first_difference(a: &BTreeMap<String, Vec<u8>>, b: &BTreeMap<String, Vec<u8>>) -> String {
+pub(crate) fn first_difference(a: &BTreeMap<String, Vec<u8>>, b: &BTreeMap<String, Vec<u8>>) -> String {
     for (key, value) in a {
         match b.get(key) {
             None => return format!("{key} only in the first tree"),
@@ -207,6 +205,6 @@ pub fn first_difference(a: &BTreeMap<String, Vec<u8>>, b: &BTreeMap<String, Vec<
 }
 
 /// Command-line arguments of mixed types (`&str`, paths).
-pub fn args(items: &[&dyn AsRef<std::ffi::OsStr>]) -> Vec<std::ffi::OsString> {
+pub(crate) fn args(items: &[&dyn AsRef<std::ffi::OsStr>]) -> Vec<std::ffi::OsString> {
     items.iter().map(|i| i.as_ref().to_owned()).collect()
 }

@@ -143,7 +143,7 @@ fn hand_made() -> Vec<(Typed, Vec<Value>)> {
                 context.clone(),
                 edited(&context, |d| d["storage"] = json!({"kind": "memory"})),
                 edited(&context, |d| {
-                    d["storage"] = json!({"kind": "cloud", "endpoint": null})
+                    d["storage"] = json!({"kind": "cloud", "endpoint": null});
                 }),
             ],
         ),
@@ -218,13 +218,13 @@ fn plan_run_invalid_documents_are_rejected_by_both() {
     t.rejected(
         "R0 run id prefix",
         &edited(&run, |d| {
-            d["id"] = json!("pr-0609767c-dbb5-4157-8400-faf98abf4451")
+            d["id"] = json!("pr-0609767c-dbb5-4157-8400-faf98abf4451");
         }),
     );
     t.rejected(
         "uppercase uuid",
         &edited(&run, |d| {
-            d["id"] = json!("prun-0609767C-DBB5-4157-8400-FAF98ABF4451")
+            d["id"] = json!("prun-0609767C-DBB5-4157-8400-FAF98ABF4451");
         }),
     );
     t.rejected(
@@ -311,13 +311,13 @@ fn step_invalid_documents_are_rejected_by_both() {
     t.rejected(
         "wrong argument tag",
         &edited(&steps[0], |d| {
-            d["args"]["limit"] = json!({"kind": "reference", "value": 5})
+            d["args"]["limit"] = json!({"kind": "reference", "value": 5});
         }),
     );
     t.rejected(
         "step ref with index and name",
         &edited(&steps[1], |d| {
-            d["inputs"][0]["step"] = json!({"by": "index", "index": 0, "name": "search"})
+            d["inputs"][0]["step"] = json!({"by": "index", "index": 0, "name": "search"});
         }),
     );
     t.rejected(
@@ -335,7 +335,7 @@ fn step_invalid_documents_are_rejected_by_both() {
     t.rejected(
         "unknown key in a block",
         &edited(&steps[3], |d| {
-            d["conditional_block"]["parent_conditional_block"]["depth"] = json!(1)
+            d["conditional_block"]["parent_conditional_block"]["depth"] = json!(1);
         }),
     );
 }
@@ -374,7 +374,7 @@ fn output_invalid_documents_are_rejected_by_both() {
     t.rejected(
         "R0 run id",
         &edited(&outputs[2], |d| {
-            d["plan_run_id"] = json!("pr-0609767c-dbb5-4157-8400-faf98abf4451")
+            d["plan_run_id"] = json!("pr-0609767c-dbb5-4157-8400-faf98abf4451");
         }),
     );
     t.rejected(
@@ -502,7 +502,7 @@ fn clarification_invalid_documents_are_rejected_by_both() {
     t.rejected(
         "category spelled differently",
         &edited(&clarifications[3], |d| {
-            d["category"] = json!("Multiple choice")
+            d["category"] = json!("Multiple choice");
         }),
     );
     t.rejected(
@@ -541,13 +541,13 @@ fn run_context_invalid_documents_are_rejected_by_both() {
     t.rejected(
         "memory storage with a dir",
         &edited(&doc, |d| {
-            d["storage"] = json!({"kind": "memory", "dir": null})
+            d["storage"] = json!({"kind": "memory", "dir": null});
         }),
     );
     t.rejected(
         "a live object's repr",
         &edited(&doc, |d| {
-            d["tool_registry"] = json!("<ToolRegistry at 0x7f>")
+            d["tool_registry"] = json!("<ToolRegistry at 0x7f>");
         }),
     );
 }

@@ -64,7 +64,7 @@ fn tagged_unions_are_not_read_from_arrays_or_variant_indexes() {
     let by_index = r#"{"type": 7, "step_name": "confirm", "conditional_block": null,
                        "loop_block": null, "message": "Book?"}"#;
     assert!(serde_json::from_str::<StepV2>(by_index).is_err());
-    let plain = by_index.replace("7", "\"user_verify\"");
+    let plain = by_index.replace('7', "\"user_verify\"");
     assert!(serde_json::from_str::<StepV2>(&plain).is_ok());
     // A string tag first does not let a variant index in later, nor a second string tag.
     for second in ["7", "\"user_verify\""] {

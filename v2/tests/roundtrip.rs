@@ -100,7 +100,7 @@ fn null_and_empty_summaries_stay_distinct() {
 fn exact_numbers_are_kept_digit_for_digit() {
     let mut doc = fixture_run();
     let exact: serde_json::Value =
-        serde_json::from_str(r#"[1.50, 1e400, -12345678901234567890123, 0.1]"#).unwrap();
+        serde_json::from_str(r"[1.50, 1e400, -12345678901234567890123, 0.1]").unwrap();
     doc["plan"]["steps"][0]["args"]["limit"]["value"] = exact.clone();
     doc["clarifications"][4]["response"] = exact.clone();
     let text = doc.to_string();

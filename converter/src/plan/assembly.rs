@@ -23,25 +23,22 @@ pub(super) fn assemble(plan: &Plan, steps: Vec<Converted>) -> PlanConversion {
         residue.insert(key, value);
     };
 
-    let id = match &plan.id {
-        Some(id) => id.to_string(),
-        None => {
-            let id = derived_plan_id(plan);
-            report.push(
-                EntryKind::Defaulted,
-                None,
-                Some("/plan/id".into()),
-                "the legacy plan has no id; V2 requires one: UUIDv5 of the plan's JSON",
-                Some(Value::String(id.clone())),
-            );
-            keep(
-                &mut report,
-                "/plan/id".into(),
-                absent(),
-                "the plan had no id; a downgrade leaves it out again",
-            );
-            id
-        }
+    let id = if let Some(id) = &plan.id { id.to_string() } else {
+        let id = derived_plan_id(plan);
+        report.push(
+            EntryKind::Defaulted,
+            None,
+            Some("/plan/id".into()),
+            "the legacy plan has no id; V2 requires one: UUIDv5 of the plan's JSON",
+            Some(Value::String(id.clone())),
+        );
+        keep(
+            &mut report,
+            "/plan/id".into(),
+            absent(),
+            "the plan had no id; a downgrade leaves it out again",
+        );
+        id
     };
     report.push(
         EntryKind::Renamed,

@@ -411,29 +411,26 @@ fn search(
                         None
                     }
                 });
-                let (block, clause_kind) = match role {
-                    Some((b, kind)) => {
-                        layout.drafts[b].clauses.push(index);
-                        if kind == BlockClauseType::EndConditionBlock {
-                            layout.open.pop();
-                        }
-                        (b, kind)
+                let (block, clause_kind) = if let Some((b, kind)) = role {
+                    layout.drafts[b].clauses.push(index);
+                    if kind == BlockClauseType::EndConditionBlock {
+                        layout.open.pop();
                     }
-                    None => {
-                        let opening = render_condition(chain_parts(drafts, top_block, index));
-                        if strict && condition != opening {
-                            return None;
-                        }
-                        layout.drafts.push(Draft {
-                            clauses: vec![index],
-                            parent: top_block,
-                        });
-                        layout.open.push(Open::Conditional(layout.drafts.len() - 1));
-                        (
-                            layout.drafts.len() - 1,
-                            BlockClauseType::NewConditionalBlock,
-                        )
+                    (b, kind)
+                } else {
+                    let opening = render_condition(chain_parts(drafts, top_block, index));
+                    if strict && condition != opening {
+                        return None;
                     }
+                    layout.drafts.push(Draft {
+                        clauses: vec![index],
+                        parent: top_block,
+                    });
+                    layout.open.push(Open::Conditional(layout.drafts.len() - 1));
+                    (
+                        layout.drafts.len() - 1,
+                        BlockClauseType::NewConditionalBlock,
+                    )
                 };
                 layout.in_block[i] = Some(block);
                 layout.clauses[i] = Some(Clause {

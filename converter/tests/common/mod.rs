@@ -14,13 +14,13 @@ use planrun_converter::{EntryKind, LossReport};
 use planrun_legacy::{parse, DocKind, EndUser, LegacyDocument, Parsed, Plan};
 
 /// Every document under a directory, parsed, with its plans and end users by id.
-pub struct Store {
+pub(crate) struct Store {
     pub runs: Vec<(PathBuf, Parsed)>,
     pub plans: HashMap<String, Plan>,
     pub end_users: HashMap<String, EndUser>,
 }
 
-pub fn json_files(dir: &Path, out: &mut Vec<PathBuf>) {
+pub(crate) fn json_files(dir: &Path, out: &mut Vec<PathBuf>) {
     let mut entries: Vec<_> = std::fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -35,7 +35,7 @@ pub fn json_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-pub fn index(dir: &Path) -> Store {
+pub(crate) fn index(dir: &Path) -> Store {
     let mut files = Vec::new();
     json_files(dir, &mut files);
     let mut store = Store {
@@ -95,7 +95,7 @@ fn covered(report: &LossReport, r6_pointer: &str) -> bool {
 /// Law 3 for one run of a store (every difference between `downgrade(upgrade(run))` and the run
 /// brought to R6 is named by the loss report), and law 2 through the run (the plan comes back
 /// exactly): upgrade, check the V2 document reads back, downgrade, compare.
-pub fn check_law3(
+pub(crate) fn check_law3(
     store: &Store,
     parsed: &Parsed,
     config: &planrun_v2::Config,

@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 
 /// The corpus directory, beside the project.
-pub fn corpus_root() -> PathBuf {
+pub(crate) fn corpus_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../shared/corpus")
         .canonicalize()
@@ -15,7 +15,7 @@ pub fn corpus_root() -> PathBuf {
 }
 
 /// Files under the corpus that are not legacy documents, with the reason for each.
-pub fn not_a_document(rel: &str) -> Option<&'static str> {
+pub(crate) fn not_a_document(rel: &str) -> Option<&'static str> {
     let name = rel.rsplit('/').next().unwrap_or(rel);
     if name == "manifest.json" {
         Some("corpus metadata written by the corpus generator")
@@ -33,7 +33,7 @@ pub fn not_a_document(rel: &str) -> Option<&'static str> {
 }
 
 /// Every legacy document of the corpus as `(path relative to the corpus, absolute path)`, sorted.
-pub fn corpus_documents() -> Vec<(String, PathBuf)> {
+pub(crate) fn corpus_documents() -> Vec<(String, PathBuf)> {
     let root = corpus_root();
     let mut out = Vec::new();
     collect(&root, &root, &mut out);

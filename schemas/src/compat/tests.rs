@@ -708,7 +708,7 @@ fn every_rule_has_a_unique_kebab_case_id() {
     assert!(ids
         .iter()
         .all(|id| id.chars().all(|c| c.is_ascii_lowercase() || c == '-')));
-    ids.sort();
+    ids.sort_unstable();
     ids.dedup();
     assert_eq!(ids.len(), Rule::ALL.len());
 }

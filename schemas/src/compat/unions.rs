@@ -112,12 +112,8 @@ impl<'a> Walk<'a> {
         let both = old_union.is_some() && new_union.is_some();
         let keyword_old = old_union.as_ref().map(|u| u.0);
         let keyword_new = new_union.as_ref().map(|u| u.0);
-        let old_branches = old_union
-            .map(|u| u.1)
-            .unwrap_or_else(|| vec![pair.old.clone()]);
-        let new_branches = new_union
-            .map(|u| u.1)
-            .unwrap_or_else(|| vec![pair.new.clone()]);
+        let old_branches = old_union.map_or_else(|| vec![pair.old.clone()], |u| u.1);
+        let new_branches = new_union.map_or_else(|| vec![pair.new.clone()], |u| u.1);
         self.cmp_union(
             pair,
             (keyword_old.or(keyword_new).unwrap_or("oneOf"), old_branches),
@@ -176,7 +172,7 @@ impl<'a> Walk<'a> {
                 self.fire(rule_added, at, detail, FORWARD);
             }
         }
-        pairs.sort();
+        pairs.sort_unstable();
         for (i, j) in pairs {
             self.cmp(
                 old_branches[i].clone(),

@@ -207,15 +207,12 @@ impl Reader {
             self.torn = true;
             return Ok(None);
         }
-        match serde_json::from_slice::<T>(&self.buf) {
-            Ok(line) => {
-                self.good_len += n as u64;
-                Ok(Some(line))
-            }
-            Err(_) => {
-                self.torn = true;
-                Ok(None)
-            }
+        if let Ok(line) = serde_json::from_slice::<T>(&self.buf) {
+            self.good_len += n as u64;
+            Ok(Some(line))
+        } else {
+            self.torn = true;
+            Ok(None)
         }
     }
 }

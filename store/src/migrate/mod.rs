@@ -434,7 +434,7 @@ fn convert_all(
                 for batch in std::iter::once(first).chain(receiver.try_iter()) {
                     match batch {
                         Batch::Started(lines) => {
-                            journal.append(&lines, false).map_err(&write_err)?
+                            journal.append(&lines, false).map_err(&write_err)?;
                         }
                         Batch::Finished(lines) => finished.extend(lines),
                     }

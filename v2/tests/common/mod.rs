@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use serde_json::{json, Value};
 
 /// The published schema with this file name.
-pub fn schema(file: &str) -> Value {
+pub(crate) fn schema(file: &str) -> Value {
     planrun_v2::schemas()
         .into_iter()
         .find(|(name, _)| *name == file)
@@ -16,13 +16,13 @@ pub fn schema(file: &str) -> Value {
 }
 
 /// The hand-made PlanRunV2 fixture: every step type, output kind and clarification category.
-pub fn fixture_run() -> Value {
+pub(crate) fn fixture_run() -> Value {
     let text = include_str!("../fixtures/plan_run.json");
     serde_json::from_str(text).expect("the fixture is JSON")
 }
 
 /// A RunContext wrapping the fixture run.
-pub fn fixture_run_context() -> Value {
+pub(crate) fn fixture_run_context() -> Value {
     json!({
         "plan_run": fixture_run(),
         "storage": {"kind": "disk", "dir": "/var/portia"},
@@ -33,14 +33,14 @@ pub fn fixture_run_context() -> Value {
 }
 
 /// The value at `pointer` in `doc`.
-pub fn at(doc: &Value, pointer: &str) -> Value {
+pub(crate) fn at(doc: &Value, pointer: &str) -> Value {
     doc.pointer(pointer)
         .unwrap_or_else(|| panic!("nothing at {pointer}"))
         .clone()
 }
 
 /// Every element of the array at `pointer`.
-pub fn each(doc: &Value, pointer: &str) -> Vec<Value> {
+pub(crate) fn each(doc: &Value, pointer: &str) -> Vec<Value> {
     at(doc, pointer)
         .as_array()
         .unwrap_or_else(|| panic!("no array at {pointer}"))
@@ -48,7 +48,7 @@ pub fn each(doc: &Value, pointer: &str) -> Vec<Value> {
 }
 
 /// A file of the SDK corpus (`shared/corpus/…`, beside the repository).
-pub fn corpus(relative: &str) -> Value {
+pub(crate) fn corpus(relative: &str) -> Value {
     let path = corpus_dir().join(relative);
     let text = std::fs::read_to_string(&path)
         .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
@@ -56,7 +56,7 @@ pub fn corpus(relative: &str) -> Value {
 }
 
 /// The raw text of a file of the SDK corpus.
-pub fn corpus_text(relative: &str) -> String {
+pub(crate) fn corpus_text(relative: &str) -> String {
     let path = corpus_dir().join(relative);
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()))
 }
@@ -66,7 +66,7 @@ fn corpus_dir() -> PathBuf {
 }
 
 /// Writes `value` the way the SDK writes files: 4-space indent, no trailing newline.
-pub fn to_sdk_json<T: serde::Serialize>(value: &T) -> String {
+pub(crate) fn to_sdk_json<T: serde::Serialize>(value: &T) -> String {
     let mut out = Vec::new();
     let formatter = serde_json::ser::PrettyFormatter::with_indent(b"    ");
     let mut serializer = serde_json::Serializer::with_formatter(&mut out, formatter);
