@@ -36,6 +36,7 @@
 //! seeded from [`GenOptions::seed`] (one stream lays the store out, then one per plan and per
 //! run), so the work is spread over threads without changing a byte.
 
+mod agent_memory;
 mod clarification;
 mod end_user;
 mod layout;

@@ -1,19 +1,19 @@
-//! Runs: one run file per version's wire shape (W1 to R6), with step outputs following the plan's
-//! steps, clarifications, plan-run inputs and the end-user reference of that version.
+//! Runs: what a run holds (step outputs following its plan's steps, its final output,
+//! clarifications, plan-run inputs, its end user), then the wire shape of its version, W1 to R6.
 
-use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
 use indexmap::IndexMap;
 use planrun_legacy::json::to_sdk_json;
+use planrun_legacy::Version::{R0, R2, R3, R4, R5, W1};
 use planrun_legacy::{
-    stringify, AgentMemoryValue, Clarification, ExecutionContextR0, ExecutionContextR3,
-    ExecutionContextR4, ExecutionContextW1, LegacyRun, LocalDataValue, Output, Outputs, RunR1,
-    RunR2, RunR3, RunR4, RunR5, RunR6, RunState, RunW1,
-    Version::{R0, R1, R2, R3, R4, R5, W1},
+    stringify, Clarification, ExecutionContextR0, ExecutionContextR3, ExecutionContextR4,
+    ExecutionContextW1, LegacyRun, LocalDataValue, Outputs, PlanId, RunR1, RunR2, RunR3, RunR4,
+    RunR5, RunR6, RunState, RunW1,
 };
 
+use crate::agent_memory::{AgentMemory, Produced};
 use crate::clarification::{clarification, ClarificationCtx};
 use crate::layout::{EndUserRef, RunSeed, UserSeed};
 use crate::output::{summary, value};
@@ -22,16 +22,7 @@ use crate::rng::Rng;
 use crate::summary::{FileKind, GenFile};
 use crate::text::{report, short_text};
 use crate::vocab::ERRORS;
-use crate::write::{at, write_new};
-
-/// Values at least this long go to agent memory (R2+), like the SDK's default threshold of about
-/// 1000 tokens.
-pub(crate) const MEMORY_THRESHOLD: usize = 4000;
-
-pub(crate) enum Produced {
-    Local(LocalDataValue),
-    Memory(AgentMemoryValue),
-}
+use crate::write::write_new;
 
 fn extension(rng: &mut Rng) -> Option<Vec<String>> {
     rng.chance(0.15).then(|| {
@@ -83,7 +74,7 @@ pub(crate) fn build_run(
     };
 
     // Step outputs: inline, or (R2+, long values) in agent memory.
-    let mut memory: Vec<(String, LocalDataValue)> = Vec::new();
+    let mut memory = AgentMemory::new(seed.id, version);
     let mut step_outputs: Vec<(String, Produced)> = Vec::with_capacity(done);
     for (i, (name, kind)) in plan.steps.iter().take(done).enumerate() {
         let large = seed.large && i + 1 == done;
@@ -94,17 +85,7 @@ pub(crate) fn build_run(
             self::value(*kind, &mut rng, &plan.slots)
         };
         let summary = summary(*kind, &mut rng, &plan.slots);
-        let produced = if version >= R2 && !large && value.len() >= MEMORY_THRESHOLD {
-            let reference = AgentMemoryValue {
-                output_name: name.clone(),
-                plan_run_id: seed.id,
-                summary: summary.clone().unwrap_or_default(),
-            };
-            memory.push((name.clone(), LocalDataValue { value, summary }));
-            Produced::Memory(reference)
-        } else {
-            Produced::Local(LocalDataValue { value, summary })
-        };
+        let produced = memory.place(name, LocalDataValue { value, summary }, large);
         step_outputs.push((name.clone(), produced));
     }
     let final_output = match seed.state {
@@ -179,154 +160,155 @@ pub(crate) fn build_run(
         EndUserRef::Missing(id) => id.clone(),
     };
 
-    let local_outputs = |outputs: Vec<(String, Produced)>| -> IndexMap<String, LocalDataValue> {
-        outputs
-            .into_iter()
-            .map(|(k, p)| match p {
-                Produced::Local(local) => (k, local),
-                Produced::Memory(_) => unreachable!("agent memory exists from R2 on"),
-            })
-            .collect()
-    };
-    let union = |p: Produced| match p {
-        Produced::Local(local) => Output::Local(local),
-        Produced::Memory(memory) => Output::AgentMemory(memory),
-    };
-    let run = match version {
-        W1 | R0 | R1 => {
-            let outputs = Outputs {
-                clarifications,
-                step_outputs: local_outputs(step_outputs),
-                final_output: final_output.map(|p| match p {
-                    Produced::Local(local) => local,
-                    Produced::Memory(_) => unreachable!("agent memory exists from R2 on"),
-                }),
-            };
-            if version == W1 {
-                LegacyRun::W1(RunW1 {
-                    id: Some(seed.id),
-                    plan_id: plan.id,
-                    current_step_index: index,
-                    state: seed.state,
-                    execution_context: ExecutionContextW1 {
-                        end_user_id: seed.ec_user.clone(),
-                        additional_data: additional_data(&mut rng),
-                        planner_system_context_extension: extension(&mut rng),
-                        agent_system_context_extension: extension(&mut rng),
-                    },
-                    outputs,
-                })
-            } else {
-                let run = RunR1 {
-                    id: Some(seed.id),
-                    plan_id: plan.id,
-                    current_step_index: index,
-                    state: seed.state,
-                    execution_context: ExecutionContextR0 {
-                        end_user_id: seed.ec_user.clone(),
-                        additional_data: additional_data(&mut rng),
-                        planning_agent_system_context_extension: extension(&mut rng),
-                        execution_agent_system_context_extension: extension(&mut rng),
-                    },
-                    outputs,
-                };
-                if version == R0 {
-                    LegacyRun::R0(run)
-                } else {
-                    LegacyRun::R1(run)
-                }
-            }
-        }
-        _ => {
-            let outputs = Outputs {
-                clarifications,
-                step_outputs: step_outputs
-                    .into_iter()
-                    .map(|(k, p)| (k, union(p)))
-                    .collect(),
-                final_output: final_output.map(union),
-            };
-            match version {
-                R2 => LegacyRun::R2(RunR2 {
-                    id: Some(seed.id),
-                    plan_id: plan.id,
-                    current_step_index: index,
-                    state: seed.state,
-                    execution_context: ExecutionContextR0 {
-                        end_user_id: seed.ec_user.clone(),
-                        additional_data: additional_data(&mut rng),
-                        planning_agent_system_context_extension: extension(&mut rng),
-                        execution_agent_system_context_extension: extension(&mut rng),
-                    },
-                    outputs,
-                }),
-                R3 => LegacyRun::R3(RunR3 {
-                    id: Some(seed.id),
-                    plan_id: plan.id,
-                    current_step_index: index,
-                    state: seed.state,
-                    execution_context: ExecutionContextR3 {
-                        end_user_id: seed.ec_user.clone(),
-                        additional_data: additional_data(&mut rng),
-                    },
-                    outputs,
-                }),
-                R4 => LegacyRun::R4(RunR4 {
-                    id: Some(seed.id),
-                    plan_id: plan.id,
-                    current_step_index: index,
-                    state: seed.state,
-                    execution_context: ExecutionContextR4 {
-                        additional_data: additional_data(&mut rng),
-                    },
-                    end_user_id,
-                    outputs,
-                }),
-                R5 => LegacyRun::R5(RunR5 {
-                    id: Some(seed.id),
-                    plan_id: plan.id,
-                    current_step_index: index,
-                    state: seed.state,
-                    execution_context: ExecutionContextR4 {
-                        additional_data: additional_data(&mut rng),
-                    },
-                    end_user_id,
-                    outputs,
-                    plan_run_inputs,
-                }),
-                _ => LegacyRun::R6(RunR6 {
-                    id: Some(seed.id),
-                    plan_id: plan.id,
-                    current_step_index: index,
-                    state: seed.state,
-                    end_user_id,
-                    outputs,
-                    plan_run_inputs,
-                }),
-            }
-        }
-    };
-
-    let mut files = Vec::with_capacity(1 + memory.len());
-    files.push(write_new(
+    let run = shape(
+        Contents {
+            seed,
+            plan_id: plan.id,
+            index,
+            step_outputs,
+            final_output,
+            clarifications,
+            plan_run_inputs,
+            end_user_id,
+        },
+        &mut rng,
+    );
+    let mut files = vec![write_new(
         out,
         PathBuf::from(format!("{}.json", seed.id)),
         &to_sdk_json(&run),
         FileKind::Run,
         version,
-    )?);
-    if !memory.is_empty() {
-        let dir = PathBuf::from(seed.id.to_string());
-        fs::create_dir(out.join(&dir)).map_err(|e| at(&out.join(&dir), e))?;
-        for (name, value) in memory {
-            files.push(write_new(
-                out,
-                dir.join(format!("{name}.json")),
-                &to_sdk_json(&value),
-                FileKind::AgentMemory,
-                version,
-            )?);
-        }
-    }
+    )?];
+    files.extend(memory.write(out)?);
     Ok(files)
+}
+
+/// What a run holds, before it takes the wire shape of its version.
+struct Contents<'a> {
+    seed: &'a RunSeed,
+    plan_id: PlanId,
+    index: i64,
+    step_outputs: Vec<(String, Produced)>,
+    final_output: Option<Produced>,
+    clarifications: Vec<Clarification>,
+    plan_run_inputs: IndexMap<String, LocalDataValue>,
+    end_user_id: String,
+}
+
+/// The run in the wire shape of its version; the execution context (W1–R5) is drawn here.
+fn shape(c: Contents<'_>, rng: &mut Rng) -> LegacyRun {
+    let seed = c.seed;
+    let version = seed.version;
+    if version < R2 {
+        let outputs = Outputs {
+            clarifications: c.clarifications,
+            step_outputs: c
+                .step_outputs
+                .into_iter()
+                .map(|(k, p)| (k, p.into_local()))
+                .collect(),
+            final_output: c.final_output.map(Produced::into_local),
+        };
+        if version == W1 {
+            return LegacyRun::W1(RunW1 {
+                id: Some(seed.id),
+                plan_id: c.plan_id,
+                current_step_index: c.index,
+                state: seed.state,
+                execution_context: ExecutionContextW1 {
+                    end_user_id: seed.ec_user.clone(),
+                    additional_data: additional_data(rng),
+                    planner_system_context_extension: extension(rng),
+                    agent_system_context_extension: extension(rng),
+                },
+                outputs,
+            });
+        }
+        let run = RunR1 {
+            id: Some(seed.id),
+            plan_id: c.plan_id,
+            current_step_index: c.index,
+            state: seed.state,
+            execution_context: context_r0(seed, rng),
+            outputs,
+        };
+        return if version == R0 {
+            LegacyRun::R0(run)
+        } else {
+            LegacyRun::R1(run)
+        };
+    }
+    let outputs = Outputs {
+        clarifications: c.clarifications,
+        step_outputs: c
+            .step_outputs
+            .into_iter()
+            .map(|(k, p)| (k, p.into_output()))
+            .collect(),
+        final_output: c.final_output.map(Produced::into_output),
+    };
+    match version {
+        R2 => LegacyRun::R2(RunR2 {
+            id: Some(seed.id),
+            plan_id: c.plan_id,
+            current_step_index: c.index,
+            state: seed.state,
+            execution_context: context_r0(seed, rng),
+            outputs,
+        }),
+        R3 => LegacyRun::R3(RunR3 {
+            id: Some(seed.id),
+            plan_id: c.plan_id,
+            current_step_index: c.index,
+            state: seed.state,
+            execution_context: ExecutionContextR3 {
+                end_user_id: seed.ec_user.clone(),
+                additional_data: additional_data(rng),
+            },
+            outputs,
+        }),
+        R4 => LegacyRun::R4(RunR4 {
+            id: Some(seed.id),
+            plan_id: c.plan_id,
+            current_step_index: c.index,
+            state: seed.state,
+            execution_context: ExecutionContextR4 {
+                additional_data: additional_data(rng),
+            },
+            end_user_id: c.end_user_id,
+            outputs,
+        }),
+        R5 => LegacyRun::R5(RunR5 {
+            id: Some(seed.id),
+            plan_id: c.plan_id,
+            current_step_index: c.index,
+            state: seed.state,
+            execution_context: ExecutionContextR4 {
+                additional_data: additional_data(rng),
+            },
+            end_user_id: c.end_user_id,
+            outputs,
+            plan_run_inputs: c.plan_run_inputs,
+        }),
+        _ => LegacyRun::R6(RunR6 {
+            id: Some(seed.id),
+            plan_id: c.plan_id,
+            current_step_index: c.index,
+            state: seed.state,
+            end_user_id: c.end_user_id,
+            outputs,
+            plan_run_inputs: c.plan_run_inputs,
+        }),
+    }
+}
+
+/// The execution context of R0–R2 runs.
+fn context_r0(seed: &RunSeed, rng: &mut Rng) -> ExecutionContextR0 {
+    ExecutionContextR0 {
+        end_user_id: seed.ec_user.clone(),
+        additional_data: additional_data(rng),
+        planning_agent_system_context_extension: extension(rng),
+        execution_agent_system_context_extension: extension(rng),
+    }
 }
