@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use indexmap::IndexMap;
 use planrun_legacy::json::to_sdk_json;
-use planrun_legacy::Version::{R0, R1, R2, R3, R4, R5, R6, W1};
+use planrun_legacy::Version::{R0, R1, R4, R5, R6};
 use planrun_legacy::{
     Plan, PlanContext, PlanId, PlanInput, PlanInputV032, Step, Variable, Version,
 };
@@ -20,7 +20,8 @@ use crate::summary::{FileKind, GenFile};
 use crate::vocab::REGISTRY;
 use crate::write::write_new;
 
-/// The plan shapes of §3, by the release that wrote them.
+/// The plan shape of the SDK release that wrote a plan: which fields it has and whether its tool
+/// ids are sorted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Era {
     /// alpha.50 – 0.1.5: `Variable.value`, no `condition`, tool ids in planner order.
@@ -38,13 +39,18 @@ enum Era {
 }
 
 impl Era {
+    /// The release that wrote a plan of runs of `version` (R1 spans 0.1.0 to 0.1.11).
     fn draw(version: Version, rng: &mut Rng) -> Era {
-        match version {
-            W1 | R0 => Era::Alpha,
-            R1 => [Era::Alpha, Era::V016, Era::V018][rng.weighted(&[15, 15, 70])],
-            R2 | R3 | R4 => Era::V0112,
-            R5 => Era::V032,
-            R6 => Era::V034,
+        if version <= R0 {
+            Era::Alpha
+        } else if version == R1 {
+            [Era::Alpha, Era::V016, Era::V018][rng.weighted(&[15, 15, 70])]
+        } else if version <= R4 {
+            Era::V0112
+        } else if version == R5 {
+            Era::V032
+        } else {
+            Era::V034
         }
     }
     fn has_value(self) -> bool {
