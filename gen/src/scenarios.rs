@@ -1,5 +1,6 @@
 //! Scenarios: the plan templates (query, steps with their tools, outputs and conditions, plan
-//! inputs) that plans are instantiated from, weighted like the tasks agents are given.
+//! inputs) that plans are instantiated from, each with a weight so that common tasks come up
+//! more often.
 
 use crate::slots::Slot;
 

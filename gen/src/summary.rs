@@ -1,4 +1,4 @@
-//! The account [`generate`](crate::generate) returns: counts of what it wrote and a manifest of every
+//! What [`generate`](crate::generate) reports: counts of what it wrote and a manifest of every
 //! file with its kind and the SDK version that wrote it, so callers can check a store without
 //! walking it.
 
@@ -36,7 +36,7 @@ pub struct GenFile {
     pub bytes: u64,
 }
 
-/// What [`generate`] wrote.
+/// What [`generate`](crate::generate) wrote.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct GenSummary {
     /// Runs written.
