@@ -4,10 +4,10 @@
 /// `<prefix>-<uuid>` from a 128-bit FNV-1a hash of `content`, with the UUID version 8 and variant
 /// bits set (RFC 9562 "custom").
 pub(crate) fn stable_id(prefix: &str, content: &str) -> String {
-    let mut hash: u128 = 0x6c62272e07bb014262b821756295c58d;
+    let mut hash: u128 = 0x6c62_272e_07bb_0142_62b8_2175_6295_c58d;
     for byte in prefix.bytes().chain([0]).chain(content.bytes()) {
         hash ^= u128::from(byte);
-        hash = hash.wrapping_mul(0x0000000001000000000000000000013b);
+        hash = hash.wrapping_mul(0x0000_0000_0100_0000_0000_0000_0000_013b);
     }
     let uuid = (hash & !(0xf << 76) & !(0x3 << 62)) | (0x8 << 76) | (0x2 << 62);
     let h = format!("{uuid:032x}");

@@ -79,6 +79,11 @@ pub struct Row {
     pub note: &'static str,
 }
 
+#[allow(
+    clippy::trivially_copy_pass_by_ref,
+    clippy::ref_option,
+    reason = "serde's serialize_with hands over a reference"
+)]
 fn serialize_from<S: serde::Serializer>(v: &Option<Version>, s: S) -> Result<S::Ok, S::Error> {
     match v {
         Some(v) => s.serialize_str(v.as_str()),

@@ -49,7 +49,7 @@ pub fn run_context_from_legacy(
                 value: native.value.clone(),
                 summary,
             };
-            stored.description = native.description.clone();
+            stored.description.clone_from(&native.description);
             stored.step_name = Some(native.step_name.clone());
             let to = format!(
                 "/plan_run/step_output_values/{}",

@@ -224,7 +224,9 @@ pub fn upgrade_at(src: &Sources, at: AtR6) -> Result<Converted, ConvertError> {
         );
         output(o)
     });
-    let run_id = if let Some(id) = run.id { id.to_string() } else {
+    let run_id = if let Some(id) = run.id {
+        id.to_string()
+    } else {
         let id = stable_id("prun", &src.run.to_sdk_json());
         report.push(
             EntryKind::Defaulted,
@@ -448,7 +450,9 @@ fn clarification(
         "category".into(),
         Value::String(clar.category.as_str().into()),
     );
-    let id = if let Some(id) = clar.id { id.to_string() } else {
+    let id = if let Some(id) = clar.id {
+        id.to_string()
+    } else {
         let id = stable_id(
             "clar",
             &format!("{at}{}", serde_json::to_string(clar).expect("JSON")),

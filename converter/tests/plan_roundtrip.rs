@@ -968,6 +968,10 @@ fn build_plan(ops: Vec<Op>, inputs: &[String]) -> PlanV2 {
         }
     }
     for (i, step) in steps.iter_mut().enumerate() {
+        #[allow(
+            clippy::manual_let_else,
+            reason = "nine variants read better as one match"
+        )]
         let (conditional, looped) = match step {
             StepV2::Llm {
                 conditional_block,
@@ -1067,7 +1071,7 @@ fn replay(plan: &PlanV2, inputs: &[String]) -> Vec<Op> {
                 .expect("a recognised input reference names a plan input"),
         ),
         ArgValue::Literal { value } => Ref::Literal(value.as_str().unwrap_or_default().into()),
-        other => panic!("recognition makes no {other:?}"),
+        other @ ArgValue::StepOutput { .. } => panic!("recognition makes no {other:?}"),
     };
     let refs = |args: &IndexMap<String, ArgValue>| args.values().map(to_ref).collect::<Vec<_>>();
     plan.steps

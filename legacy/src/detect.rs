@@ -582,6 +582,10 @@ fn tool_call_facts(facts: &mut Facts, obj: &Map<String, Value>) {
             all(W1, R5),
         );
     } else {
-        facts.hard(String::new(), "tool call without additional_data", since(HEAD));
+        facts.hard(
+            String::new(),
+            "tool call without additional_data",
+            since(HEAD),
+        );
     }
 }

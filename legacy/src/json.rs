@@ -61,8 +61,8 @@ pub fn from_tree<T: DeserializeOwned>(src: &[u8], tree: &Value) -> Result<T, Par
 
 /// Builds an error for a value at `pointer`, finding its line and column in `src`.
 pub fn located(src: &[u8], pointer: String, kind: ErrorKind, message: String) -> ParseError {
-    let (line, column) = offset_of_pointer(src, &pointer)
-        .map_or((0, 0), |offset| line_column(src, offset));
+    let (line, column) =
+        offset_of_pointer(src, &pointer).map_or((0, 0), |offset| line_column(src, offset));
     ParseError {
         path: None,
         pointer,

@@ -40,7 +40,9 @@ pub(crate) fn lax_int<'de, D: Deserializer<'de>>(deserializer: D) -> Result<i64,
 }
 
 /// [`lax_int`] for a nullable field.
-pub(crate) fn lax_opt_int<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<i64>, D::Error> {
+pub(crate) fn lax_opt_int<'de, D: Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<i64>, D::Error> {
     match Value::deserialize(deserializer)? {
         Value::Null => Ok(None),
         other => int_from_value(&other).map(Some).map_err(de::Error::custom),
@@ -222,7 +224,9 @@ impl JsonSchema for LaxBool {
 
 /// The SDK's output `value` serializer: every value becomes a string (`None` → `""`, numbers and
 /// bools as `json.dumps` writes them, lists and dicts as Python JSON text).
-pub(crate) fn stringified_value<'de, D: Deserializer<'de>>(deserializer: D) -> Result<String, D::Error> {
+pub(crate) fn stringified_value<'de, D: Deserializer<'de>>(
+    deserializer: D,
+) -> Result<String, D::Error> {
     Ok(stringify(Value::deserialize(deserializer)?))
 }
 

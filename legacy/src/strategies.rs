@@ -697,17 +697,21 @@ impl PlanEra {
             PlanEra::V034 => &[R6],
         }
     }
+    /// Whether plans of this era write `Variable.value`.
     pub fn has_value(self) -> bool {
         matches!(self, PlanEra::Alpha | PlanEra::V017 | PlanEra::V018)
     }
+    /// Whether plans of this era write `Step.condition`.
     pub fn has_condition(self) -> bool {
         !matches!(self, PlanEra::Alpha | PlanEra::V017)
     }
+    /// Whether steps of this era keep keys the model does not declare.
     pub fn keeps_extras(self) -> bool {
         self != PlanEra::Alpha
     }
 }
 
+/// Undeclared keys that generated steps may carry, to prove they are kept.
 pub const STEP_EXTRA_KEYS: &[&str] = &["custom_key", "nested_extra", "priority", "ñ_meta"];
 
 /// A variable's name, value and description.

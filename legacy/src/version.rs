@@ -46,6 +46,10 @@ pub struct VersionInfo {
     pub run_prefix: Prefix,
 }
 
+#[allow(
+    clippy::trivially_copy_pass_by_ref,
+    reason = "serde's serialize_with hands over a reference"
+)]
 fn prefix_text<S: Serializer>(prefix: &Prefix, serializer: S) -> Result<S::Ok, S::Error> {
     serializer.serialize_str(prefix.as_str())
 }

@@ -557,8 +557,7 @@ fn install(
 
 /// Whether a file starts with the generator's header line.
 fn is_generated(generator: Generator, path: &Path) -> bool {
-    std::fs::read_to_string(path)
-        .is_ok_and(|text| text.starts_with(generator.header()))
+    std::fs::read_to_string(path).is_ok_and(|text| text.starts_with(generator.header()))
 }
 
 /// Writes `bytes` beside `path`, then renames it over `path`.

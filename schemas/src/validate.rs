@@ -105,11 +105,10 @@ fn message(error: &ValidationError<'_>) -> String {
 /// For an `anyOf`/`oneOf` that no alternative matched, the first error of the alternative that
 /// got furthest into the document (the deepest pointer, then the fewest errors).
 fn closest_alternative<'e>(error: &'e ValidationError<'_>) -> Option<&'e ValidationError<'static>> {
-    let context = match error.kind() {
-        ValidationErrorKind::AnyOf { context } | ValidationErrorKind::OneOfNotValid { context } => {
-            context
-        }
-        _ => return None,
+    let (ValidationErrorKind::AnyOf { context } | ValidationErrorKind::OneOfNotValid { context }) =
+        error.kind()
+    else {
+        return None;
     };
     context
         .iter()

@@ -350,7 +350,7 @@ fn validate_current(
     if let Some(first) = violations.into_iter().next() {
         let error = located(bytes, first.pointer, ErrorKind::Data, first.message);
         let mut failure = Failure::parse(error, origin);
-        failure.kind = "schema".to_owned();
+        "schema".clone_into(&mut failure.kind);
         return Err(failure);
     }
     if let Some(name) = name {
@@ -377,7 +377,9 @@ fn validate_current(
                 ..
             } = output
             {
-                if let Some(file) = memory_file(store, origin, plan_run_id, output_name)? { agent_memory.push(file) } else {
+                if let Some(file) = memory_file(store, origin, plan_run_id, output_name)? {
+                    agent_memory.push(file);
+                } else {
                     let missing = format!("{plan_run_id}/{output_name}.json");
                     let doc = Doc::AgentMemory {
                         run_id: plan_run_id,

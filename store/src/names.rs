@@ -63,7 +63,9 @@ pub fn conflicts(sorted_runs: &[String]) -> Vec<Option<usize>> {
         .enumerate()
         .map(|(i, name)| {
             let key = run_key(name)?;
-            if let Some(&winner) = first.get(key) { Some(winner) } else {
+            if let Some(&winner) = first.get(key) {
+                Some(winner)
+            } else {
                 first.insert(key, i);
                 None
             }

@@ -87,7 +87,8 @@ pub(crate) fn fingerprint(dir: &Path) -> BTreeMap<String, String> {
         let what = if meta.file_type().is_symlink() {
             format!("link {}", std::fs::read_link(path).unwrap().display())
         } else if meta.is_file() {
-            let content = std::fs::read(path).map_or_else(|e| format!("unreadable {e}"), |b| format!("{:x?}", fnv(&b)));
+            let content = std::fs::read(path)
+                .map_or_else(|e| format!("unreadable {e}"), |b| format!("{:x?}", fnv(&b)));
             format!("file {} {content}", meta.len())
         } else {
             "dir".to_owned()
@@ -188,7 +189,10 @@ pub(crate) fn outcomes(report: &Value) -> BTreeMap<String, u64> {
 }
 
 /// The first difference between two trees, for assertion messages.
-pub(crate) fn first_difference(a: &BTreeMap<String, Vec<u8>>, b: &BTreeMap<String, Vec<u8>>) -> String {
+pub(crate) fn first_difference(
+    a: &BTreeMap<String, Vec<u8>>,
+    b: &BTreeMap<String, Vec<u8>>,
+) -> String {
     for (key, value) in a {
         match b.get(key) {
             None => return format!("{key} only in the first tree"),

@@ -2,7 +2,7 @@
 //! accepts it if and only if the schema does. Reusable by every crate that publishes schemas.
 
 use serde::de::DeserializeOwned;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 /// A compiled draft 2020-12 schema, ready to check many documents.
 pub struct Agreement {
@@ -162,7 +162,7 @@ fn replacements(node: &Value) -> Vec<Value> {
             Value::Bool(false),
             "".into(),
             number("0"),
-            Value::Object(Default::default()),
+            Value::Object(Map::default()),
         ],
         Value::Bool(b) => vec![Value::Null, Value::Bool(!b), "true".into(), number("1")],
         Value::Number(n) => {
@@ -200,7 +200,7 @@ fn replacements(node: &Value) -> Vec<Value> {
             longer.push(Value::Null);
             vec![
                 Value::Null,
-                Value::Object(Default::default()),
+                Value::Object(Map::default()),
                 Value::Array(Vec::new()),
                 Value::Array(longer),
             ]
@@ -209,7 +209,7 @@ fn replacements(node: &Value) -> Vec<Value> {
             Value::Null,
             Value::Array(Vec::new()),
             Value::Array(map.values().cloned().collect()),
-            Value::Object(Default::default()),
+            Value::Object(Map::default()),
         ],
     }
 }

@@ -23,7 +23,9 @@ pub(super) fn assemble(plan: &Plan, steps: Vec<Converted>) -> PlanConversion {
         residue.insert(key, value);
     };
 
-    let id = if let Some(id) = &plan.id { id.to_string() } else {
+    let id = if let Some(id) = &plan.id {
+        id.to_string()
+    } else {
         let id = derived_plan_id(plan);
         report.push(
             EntryKind::Defaulted,

@@ -564,7 +564,7 @@ fn absolute(path: &Path) -> io::Result<PathBuf> {
                 }
                 return Ok(out);
             }
-            Err(err) if err.kind() == io::ErrorKind::NotFound => continue,
+            Err(err) if err.kind() == io::ErrorKind::NotFound => {}
             Err(err) => return Err(err),
         }
     }
