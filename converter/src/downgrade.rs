@@ -30,7 +30,7 @@ pub struct Downgraded {
 #[derive(Debug, thiserror::Error)]
 pub enum DowngradeError {
     /// The R6 format cannot hold these values; pass `allow_loss` to drop them (reported).
-    #[error("downgrading would drop {} value(s) R6 cannot hold: {}; allow the loss to go on", .0.len(), .0.join(", "))]
+    #[error("downgrading would drop {} value(s) R6 cannot hold: {}; pass --allow-loss to drop them (each is reported)", .0.len(), .0.join(", "))]
     WouldDrop(Vec<String>),
     /// A value of the V2 document has no legacy form.
     #[error("cannot downgrade: {0}")]
@@ -228,4 +228,16 @@ fn legacy_clarification(
     }
     serde_json::from_value(Value::Object(obj))
         .map_err(|e| DowngradeError::Invalid(format!("/clarifications/{index}: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_refusal_names_the_option_that_allows_the_loss() {
+        let refusal = DowngradeError::WouldDrop(vec!["/legacy/x".to_owned()]).to_string();
+        assert!(refusal.contains("--allow-loss"), "{refusal}");
+        assert!(refusal.contains("/legacy/x"), "{refusal}");
+    }
 }

@@ -263,6 +263,7 @@ fn is_step_output_value(value: &Value) -> bool {
 
 fn unrecognised(src: &[u8], tree: &Value) -> ParseError {
     let shape = match tree {
+        Value::Object(obj) if obj.is_empty() => "an empty object".to_owned(),
         Value::Object(obj) => format!(
             "an object with keys {}",
             obj.keys()

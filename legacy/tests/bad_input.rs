@@ -113,6 +113,25 @@ fn duplicate_keys_are_rejected() {
 }
 
 #[test]
+fn duplicate_keys_say_what_the_sdk_would_have_done() {
+    // Pins pydantic-core 2.27.2 (W1), 2.31.1 (R1) and 2.33.2 (HEAD) alike: a duplicate key in a
+    // model or a dict keeps its last value, silently.
+    let err = error(&RUN.replace(
+        "\"state\": \"NOT_STARTED\"",
+        "\"state\": \"NOT_STARTED\", \"state\": \"COMPLETE\"",
+    ));
+    assert!(err.message.contains("keep the last"), "{err}");
+}
+
+#[test]
+fn an_empty_object_is_named_as_one() {
+    let err = error("{}");
+    assert_eq!(err.kind, ErrorKind::Unrecognised);
+    assert!(err.message.contains("found an empty object;"), "{err}");
+    assert!(!err.message.contains("keys ;"), "{err}");
+}
+
+#[test]
 fn ten_thousand_levels_of_nesting_are_refused_without_overflow() {
     let deep = format!("{}{}", "[".repeat(10_000), "]".repeat(10_000));
     let err = error(&RUN.replace("\"clarifications\": []", &format!("\"clarifications\": [{{\"category\": \"Custom\", \"user_guidance\": \"?\", \"response\": {deep}}}]")));

@@ -492,6 +492,19 @@ fn memory_file(
             ),
         ));
     }
+    // The SDK reads these files as LocalDataValue only (`get_plan_run_output`), so a stored
+    // AgentMemoryValue, which points elsewhere again, fails its `full_value()`.
+    if matches!(
+        parsed.document,
+        LegacyDocument::Output(planrun_legacy::Output::AgentMemory(_))
+    ) {
+        return Err(Failure::rejected(
+            &path,
+            "mismatch",
+            "the agent-memory file holds another agent-memory reference, not the value: the \
+             SDK reads these files as a LocalDataValue only",
+        ));
+    }
     Ok(Some(MemoryFile {
         relative: doc.relative(),
         source: path,
@@ -503,6 +516,48 @@ fn memory_file(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Copies the example store's R3 run with agent memory into a temp dir.
+    fn agent_memory_store() -> (tempfile::TempDir, PathBuf) {
+        let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/store");
+        let dir = tempfile::tempdir().unwrap();
+        let run = "prun-5d9a1f4c-6e7b-4c8d-8f9a-1b2c3d4e5f60";
+        for name in [
+            format!("{run}.json"),
+            "plan-2c8b5e30-4d6f-4a01-9c2d-3e4f5a6b7c82.json".to_owned(),
+            format!("{run}/$report.json"),
+        ] {
+            let to = dir.path().join(&name);
+            std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+            std::fs::copy(example.join(&name), to).unwrap();
+        }
+        let run_path = dir.path().join(format!("{run}.json"));
+        (dir, run_path)
+    }
+
+    #[test]
+    fn an_agent_memory_file_must_hold_the_value_itself() {
+        // Pins DiskFileStorage.get_plan_run_output at HEAD (and since v0.1.12): it reads
+        // `<run>/<output>.json` as a LocalDataValue, so a stored AgentMemoryValue fails to load.
+        let (dir, run_path) = agent_memory_store();
+        let config = ResolvedConfig::sdk_defaults().unwrap();
+        let ok = convert_run(&run_path, dir.path(), &config);
+        assert_eq!(ok.class(), Class::Converted, "{:?}", ok.outcome);
+        std::fs::write(
+            dir.path()
+                .join("prun-5d9a1f4c-6e7b-4c8d-8f9a-1b2c3d4e5f60/$report.json"),
+            r#"{"output_name": "$report", "plan_run_id": "prun-5d9a1f4c-6e7b-4c8d-8f9a-1b2c3d4e5f60", "summary": "s"}"#,
+        )
+        .unwrap();
+        let rejected = convert_run(&run_path, dir.path(), &config);
+        let failure = rejected.outcome.unwrap_err();
+        assert_eq!(
+            (failure.class, failure.kind.as_str()),
+            (Class::Rejected, "mismatch")
+        );
+        assert!(failure.message.contains("LocalDataValue"), "{failure}");
+        assert!(failure.file.ends_with("$report.json"), "{failure}");
+    }
 
     #[test]
     fn end_users_are_read_once_and_failures_are_kept_too() {
