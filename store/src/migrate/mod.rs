@@ -161,7 +161,8 @@ pub struct Options {
     pub config: ResolvedConfig,
 }
 
-/// Progress notifications (a progress bar, or nothing).
+/// Progress notifications (a progress bar, or nothing), and the one way to stop a migration
+/// early: [`Progress::cancelled`].
 pub trait Progress: Sync {
     /// Conversion starts: `todo` runs to convert, `skipped` already done by an earlier session.
     fn begin(&self, _todo: u64, _skipped: u64) {}
@@ -171,6 +172,14 @@ pub trait Progress: Sync {
     fn verifying(&self) {}
     /// Everything is done.
     fn end(&self) {}
+    /// Whether to stop: asked before each chunk is converted and verified. Once it says yes,
+    /// the chunks already converted are committed and journaled, and the migration returns
+    /// [`MigrateError::Cancelled`], leaving DST as a crash would, to be continued with
+    /// `--resume`; a dry run just stops. The default never stops (the CLI stops on SIGINT,
+    /// which ends the process).
+    fn cancelled(&self) -> bool {
+        false
+    }
 }
 
 impl Progress for () {}
@@ -221,6 +230,9 @@ pub enum MigrateError {
     /// The worker pool could not start.
     #[error("cannot start {0}")]
     Pool(#[from] rayon::ThreadPoolBuildError),
+    /// [`Progress::cancelled`] asked to stop; what was journaled stands, and `--resume` continues.
+    #[error("cancelled; what was done is journaled, and --resume continues it")]
+    Cancelled,
 }
 
 fn io_err(what: &'static str, path: &Path) -> impl FnOnce(io::Error) -> MigrateError {
@@ -377,6 +389,7 @@ pub fn migrate(opts: &Options, progress: &dyn Progress) -> Result<Summary, Migra
         &pool,
         &mut builder,
         opts.chunk_size,
+        progress,
     )?;
     builder.verified(verified);
     let report = builder.finish();
@@ -451,6 +464,10 @@ fn convert_all(
         });
         let mut stopped = Ok(());
         for chunk in todo.chunks(opts.chunk_size) {
+            if progress.cancelled() {
+                stopped = Err(MigrateError::Cancelled);
+                break;
+            }
             let started = chunk
                 .iter()
                 .map(|&i| Line {
@@ -518,6 +535,9 @@ fn dry_run(
     progress.begin(mine.len() as u64, 0);
     let mut verified = 0;
     for chunk in mine.chunks(opts.chunk_size) {
+        if progress.cancelled() {
+            return Err(MigrateError::Cancelled);
+        }
         let lines: Vec<Result<Line, MigrateError>> =
             pool.install(|| chunk.par_iter().map(|&i| work(ctx, i)).collect());
         for line in lines {
@@ -932,6 +952,7 @@ fn verify(
     pool: &rayon::ThreadPool,
     builder: &mut Builder,
     chunk_size: usize,
+    progress: &dyn Progress,
 ) -> Result<u64, MigrateError> {
     let last = last_final_lines(journal)?;
     let mut problems: Vec<String> = Vec::new();
@@ -991,6 +1012,12 @@ fn verify(
                 completed += 1;
                 batch.push(line);
                 if batch.len() == chunk_size {
+                    if progress.cancelled() {
+                        if let Some(handle) = in_flight.take() {
+                            joined(handle);
+                        }
+                        return Err(MigrateError::Cancelled);
+                    }
                     if let Some(handle) = in_flight.take() {
                         tally(joined(handle), &mut problems);
                     }
@@ -1060,6 +1087,114 @@ mod tests {
             let problem = check_document(bad, &out.id).unwrap_err();
             assert!(problem.starts_with("not a PlanRunV2: "), "{problem}");
         }
+    }
+
+    /// Says stop at its `at`-th question.
+    struct StopAt {
+        asked: std::sync::atomic::AtomicUsize,
+        at: usize,
+    }
+
+    impl Progress for StopAt {
+        fn cancelled(&self) -> bool {
+            self.asked.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1 >= self.at
+        }
+    }
+
+    /// Every file under `dir` but the `.planrun` directory, by relative path.
+    fn outputs(dir: &Path) -> std::collections::BTreeMap<PathBuf, Vec<u8>> {
+        let mut out = std::collections::BTreeMap::new();
+        let mut todo = vec![dir.to_owned()];
+        while let Some(next) = todo.pop() {
+            for entry in std::fs::read_dir(&next).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    if path.file_name() != Some(CONTROL_DIR.as_ref()) {
+                        todo.push(path);
+                    }
+                } else {
+                    let bytes = std::fs::read(&path).unwrap();
+                    out.insert(path.strip_prefix(dir).unwrap().to_owned(), bytes);
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn a_cancelled_migration_stops_between_chunks_and_resumes_to_the_same_tree() {
+        let store = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/store");
+        let tmp = tempfile::tempdir().unwrap();
+        let opts = |dst: &str| Options {
+            src: store.clone(),
+            dst: tmp.path().join(dst),
+            jobs: 2,
+            resume: false,
+            dry_run: false,
+            shard: None,
+            durable: false,
+            chunk_size: 1,
+            config: ResolvedConfig::sdk_defaults().unwrap(),
+        };
+        let whole = migrate(&opts("whole"), &()).unwrap();
+        let runs = whole.report.runs;
+        assert!(runs >= 3, "{runs}");
+
+        let stop = StopAt {
+            asked: 0.into(),
+            at: 3,
+        };
+        let err = migrate(&opts("cut"), &stop).unwrap_err();
+        assert!(matches!(err, MigrateError::Cancelled), "{err}");
+        let journal = tmp
+            .path()
+            .join("cut")
+            .join(CONTROL_DIR)
+            .join(journal_name(None));
+        let last = last_final_lines(&journal).unwrap();
+        assert_eq!(
+            last.len(),
+            2,
+            "two chunks of one run before the stop: {last:?}"
+        );
+        assert!(!tmp
+            .path()
+            .join("cut")
+            .join(CONTROL_DIR)
+            .join("report.json")
+            .exists());
+
+        let mut again = opts("cut");
+        again.resume = true;
+        let resumed = migrate(&again, &()).unwrap();
+        assert!(resumed.resumed);
+        assert_eq!(resumed.skipped, 2);
+        assert_eq!(resumed.report.runs, runs);
+        assert_eq!(
+            outputs(&tmp.path().join("cut")),
+            outputs(&tmp.path().join("whole"))
+        );
+
+        let mut dry = opts("dry");
+        dry.dry_run = true;
+        let stop = StopAt {
+            asked: 0.into(),
+            at: 2,
+        };
+        assert!(matches!(migrate(&dry, &stop), Err(MigrateError::Cancelled)));
+        assert!(!tmp.path().join("dry").exists());
+        // Stopping in the verify pass (chunks of one run: a question per output) also resumes.
+        let stop = StopAt {
+            asked: 0.into(),
+            at: runs as usize + 2,
+        };
+        assert!(matches!(
+            migrate(&opts("verify"), &stop),
+            Err(MigrateError::Cancelled)
+        ));
+        let mut again = opts("verify");
+        again.resume = true;
+        assert_eq!(migrate(&again, &()).unwrap().skipped, runs);
     }
 
     #[test]
