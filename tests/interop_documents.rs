@@ -58,6 +58,8 @@ fn valid_documents() -> Vec<(String, String)> {
                 run: parsed,
                 plan: store.plans.get(&run.plan_id().to_string()),
                 end_user: store.end_users.get(&at_r6.run.end_user_id),
+                plan_read: &[],
+                end_user_read: &[],
                 config: &config,
                 agent_memory: None,
             };

@@ -76,6 +76,8 @@ fn convert(parsed: &Parsed) -> planrun_v2::PlanRunV2 {
         run: parsed,
         plan,
         end_user: None,
+        plan_read: &[],
+        end_user_read: &[],
         config: &inputs.config,
         agent_memory: None,
     };

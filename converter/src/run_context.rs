@@ -22,6 +22,8 @@ pub fn run_context_from_legacy(
         run: &run,
         plan: Some(&snapshot.legacy_plan),
         end_user: Some(&snapshot.end_user),
+        plan_read: &[],
+        end_user_read: &[],
         config: &config,
         agent_memory: None,
     };

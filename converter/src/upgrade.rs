@@ -25,6 +25,11 @@ pub struct Sources<'a> {
     pub plan: Option<&'a planrun_legacy::Plan>,
     /// Its end user (`<external_id>.json`, R4+ stores), if found.
     pub end_user: Option<&'a planrun_legacy::EndUser>,
+    /// What reading the plan file changed (its parse's normalisations), reported under `/plan`:
+    /// a key the SDK ignores is dropped there too, and must not vanish silently.
+    pub plan_read: &'a [planrun_legacy::Normalization],
+    /// What reading the end-user file changed, reported under `/end_user`.
+    pub end_user_read: &'a [planrun_legacy::Normalization],
     /// The resolved configuration (see [`resolve_config`]).
     pub config: &'a planrun_v2::Config,
     /// Whether an agent-memory file exists (`<prun-id>/<output_name>.json`); `None` when there is
@@ -143,7 +148,9 @@ pub fn upgrade(src: &Sources) -> Result<Converted, ConvertError> {
 /// [`upgrade`] for a caller that has already brought the run to R6 (with [`to_r6`] on
 /// `src.run`), e.g. to learn its end user before reading the end-user file.
 pub fn upgrade_at(src: &Sources, at: AtR6) -> Result<Converted, ConvertError> {
-    let mut report = normalization_entries(&src.run.normalizations);
+    let mut report = normalization_entries("/run", &src.run.normalizations);
+    report.extend(normalization_entries("/plan", src.plan_read));
+    report.extend(normalization_entries("/end_user", src.end_user_read));
     report.extend(at.report);
     let mut residue = at.residue;
     let run = at.run;
@@ -552,16 +559,20 @@ pub fn legacy_state(state: planrun_v2::PlanRunState) -> planrun_legacy::RunState
     }
 }
 
-/// What reading the run file already changed (a loose spelling written canonically, a default
-/// filled in, an ignored key dropped), as report entries against the source.
-fn normalization_entries(normalizations: &[planrun_legacy::Normalization]) -> LossReport {
+/// What reading a file already changed (a loose spelling written canonically, a default filled
+/// in, an ignored key dropped), as report entries against the source document `doc` (`/run`,
+/// `/plan`, `/end_user`).
+fn normalization_entries(
+    doc: &str,
+    normalizations: &[planrun_legacy::Normalization],
+) -> LossReport {
     use planrun_legacy::Normalization as N;
     let mut report = LossReport::default();
     let note = "as the SDK's own loader reads it";
     for n in normalizations {
         match n {
             N::Coerced { pointer, from, .. } => {
-                let at = format!("/run{pointer}");
+                let at = format!("{doc}{pointer}");
                 report.push(
                     EntryKind::Coerced,
                     Some(at.clone()),
@@ -574,7 +585,7 @@ fn normalization_entries(normalizations: &[planrun_legacy::Normalization]) -> Lo
                 report.push(
                     EntryKind::Defaulted,
                     None,
-                    Some(format!("/run{pointer}")),
+                    Some(format!("{doc}{pointer}")),
                     format!("absent in the file; the SDK's default, {note}"),
                     Some(value.clone()),
                 );
@@ -582,7 +593,7 @@ fn normalization_entries(normalizations: &[planrun_legacy::Normalization]) -> Lo
             N::Dropped { pointer, value } => {
                 report.push(
                     EntryKind::Dropped,
-                    Some(format!("/run{pointer}")),
+                    Some(format!("{doc}{pointer}")),
                     None,
                     format!("a key the SDK's model ignores, {note}"),
                     Some(value.clone()),

@@ -21,6 +21,8 @@ fn a_missing_plan_blocks_the_run_and_names_the_file() {
         run: &run,
         plan: None,
         end_user: None,
+        plan_read: &[],
+        end_user_read: &[],
         config: &config,
         agent_memory: None,
     };
@@ -47,6 +49,8 @@ fn a_missing_agent_memory_file_blocks_the_run_and_names_the_path() {
         run: &run,
         plan: Some(&plan),
         end_user: None,
+        plan_read: &[],
+        end_user_read: &[],
         config: &config,
         agent_memory: Some(&nothing_exists),
     };
@@ -86,6 +90,8 @@ fn a_plan_for_another_run_is_rejected() {
         run: &run,
         plan: Some(&plan),
         end_user: None,
+        plan_read: &[],
+        end_user_read: &[],
         config: &config,
         agent_memory: None,
     };
@@ -126,6 +132,8 @@ fn what_reading_the_file_changed_is_in_the_loss_report() {
         run: &run,
         plan: Some(&plan),
         end_user: None,
+        plan_read: &[],
+        end_user_read: &[],
         config: &config,
         agent_memory: None,
     };

@@ -72,6 +72,8 @@ fn captured_request_bodies_convert_to_v2() {
             run: &run,
             plan: Some(plan),
             end_user: None,
+            plan_read: &[],
+            end_user_read: &[],
             config: &config,
             agent_memory: None,
         };

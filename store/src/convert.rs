@@ -269,6 +269,11 @@ fn convert_legacy(
         run: parsed,
         plan,
         end_user,
+        plan_read: plan_doc.as_ref().map_or(&[], |p| &p.normalizations),
+        end_user_read: match user_doc.as_deref() {
+            Some(Ok(Some(parsed))) => &parsed.normalizations,
+            _ => &[],
+        },
         config: &config.config,
         agent_memory: store_only.map(|_| &exists as &dyn Fn(&str, &str) -> bool),
     };
@@ -533,6 +538,42 @@ mod tests {
         }
         let run_path = dir.path().join(format!("{run}.json"));
         (dir, run_path)
+    }
+
+    #[test]
+    fn a_key_the_sdk_drops_from_a_plan_is_reported_not_lost() {
+        // Pins Variable's `extra="ignore"` (v0.2.0 to HEAD): the SDK drops an unknown key of a
+        // step input without a word. The W1-era SDK forbade it; planrun reads it either way and
+        // reports the key, with its value, as dropped, so the run is `converted_with_loss`.
+        let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/store");
+        let dir = tempfile::tempdir().unwrap();
+        let run = "wkfl-3b7e9d2a-4c5f-4a6b-8d7e-9f0a1b2c3d4e.json";
+        let plan = "plan-0a6f3c1e-2b4d-4e8f-9a0b-1c2d3e4f5a60.json";
+        std::fs::copy(example.join(run), dir.path().join(run)).unwrap();
+        let text = std::fs::read_to_string(example.join(plan)).unwrap();
+        let edited = text.replacen(
+            "\"description\": \"forecast\"",
+            "\"description\": \"forecast\",\n                    \"unit\": \"celsius\"",
+            1,
+        );
+        assert_ne!(edited, text);
+        std::fs::write(dir.path().join(plan), edited).unwrap();
+        let config = ResolvedConfig::sdk_defaults().unwrap();
+        let result = convert_run(&dir.path().join(run), dir.path(), &config);
+        let output = result.outcome.expect("converted");
+        assert_eq!(output.class, Class::ConvertedWithLoss);
+        let dropped: Vec<_> = output
+            .report
+            .entries
+            .iter()
+            .filter(|e| e.kind == planrun_converter::EntryKind::Dropped)
+            .collect();
+        assert_eq!(dropped.len(), 1, "{}", output.report);
+        assert_eq!(
+            dropped[0].from.as_deref(),
+            Some("/plan/steps/1/inputs/0/unit")
+        );
+        assert_eq!(dropped[0].value, Some(serde_json::json!("celsius")));
     }
 
     #[test]

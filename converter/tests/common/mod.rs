@@ -108,6 +108,8 @@ pub(crate) fn check_law3(
         run: parsed,
         plan,
         end_user,
+        plan_read: &[],
+        end_user_read: &[],
         config,
         agent_memory: None,
     };
