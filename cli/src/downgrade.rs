@@ -1,6 +1,7 @@
 //! `planrun downgrade FILE --out-dir DIR`: a PlanRunV2 back to the SDK's HEAD format: the R6 run,
-//! its plan and its end user, written as the SDK writes them. Existing files are never
-//! overwritten; data R6 cannot hold is refused unless `--allow-loss`.
+//! its plan, its end user and its agent-memory files, each exactly as the SDK at HEAD writes it,
+//! so DIR is a store HEAD loads completely. Existing files are never overwritten; data HEAD cannot
+//! hold is refused unless `--allow-loss`.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -8,7 +9,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context};
 
 use crate::common::{Format, Globals, Outcome};
-use planrun_converter::downgrade::downgrade;
+use planrun_converter::downgrade::downgrade_to_head;
 use planrun_legacy::json::to_sdk_json;
 
 /// Arguments of `downgrade`.
@@ -28,14 +29,14 @@ pub(crate) fn run(globals: &Globals, args: Args) -> anyhow::Result<Outcome> {
     let bytes = crate::common::read_file(&args.file)?;
     let v2: planrun_v2::PlanRunV2 = serde_json::from_slice(&bytes)
         .with_context(|| format!("{} is not a PlanRunV2 document", args.file.display()))?;
-    let down = match downgrade(&v2, args.allow_loss) {
+    let down = match downgrade_to_head(&v2, args.allow_loss) {
         Ok(down) => down,
         Err(err) => {
             eprintln!("rejected: {}: {err}", args.file.display());
             return Ok(Outcome::Partial);
         }
     };
-    let files = [
+    let mut files = vec![
         (format!("{}.json", v2.id), to_sdk_json(&down.run)),
         (format!("{}.json", v2.plan.id), to_sdk_json(&down.plan)),
         (
@@ -43,6 +44,18 @@ pub(crate) fn run(globals: &Globals, args: Args) -> anyhow::Result<Outcome> {
             to_sdk_json(&down.end_user),
         ),
     ];
+    match agent_memory(&args.file, &v2)? {
+        Ok(memory) => files.extend(memory),
+        Err(missing) => {
+            eprintln!(
+                "blocked: {}: agent-memory file {} not found beside it; the SDK could not load \
+                 that output's value",
+                args.file.display(),
+                missing.display()
+            );
+            return Ok(Outcome::Partial);
+        }
+    }
     std::fs::create_dir_all(&args.out_dir)
         .with_context(|| format!("cannot create {}", args.out_dir.display()))?;
     for (name, _) in &files {
@@ -55,7 +68,12 @@ pub(crate) fn run(globals: &Globals, args: Args) -> anyhow::Result<Outcome> {
         }
     }
     for (name, text) in &files {
-        write_new(&args.out_dir.join(name), text)?;
+        let path = args.out_dir.join(name);
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir)
+                .with_context(|| format!("cannot create {}", dir.display()))?;
+        }
+        write_new(&path, text)?;
     }
     let mut err = std::io::stderr().lock();
     match globals.format {
@@ -64,6 +82,46 @@ pub(crate) fn run(globals: &Globals, args: Args) -> anyhow::Result<Outcome> {
         Format::Text => {}
     }
     Ok(Outcome::Success)
+}
+
+/// The agent-memory files the run's outputs point at, `<run id>/<output name>.json`, read from
+/// beside the V2 document (where `planrun migrate` puts them) and written back byte for byte;
+/// the path of the first one that is missing.
+fn agent_memory(
+    file: &Path,
+    v2: &planrun_v2::PlanRunV2,
+) -> anyhow::Result<Result<Vec<(String, String)>, PathBuf>> {
+    let dir = file.parent().unwrap_or_else(|| Path::new("."));
+    let mut memory = Vec::new();
+    let outputs = v2
+        .step_output_values
+        .iter()
+        .map(|v| &v.output)
+        .chain(v2.final_output.as_ref());
+    for output in outputs {
+        let planrun_v2::Output::AgentMemory {
+            output_name,
+            plan_run_id,
+            ..
+        } = output
+        else {
+            continue;
+        };
+        let name = format!(
+            "{}/{}",
+            safe_name(plan_run_id)?.trim_end_matches(".json"),
+            safe_name(output_name)?
+        );
+        let path = dir.join(&name);
+        match std::fs::read_to_string(&path) {
+            Ok(text) => memory.push((name, text)),
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(Err(path)),
+            Err(err) => return Err(err).with_context(|| format!("cannot read {}", path.display())),
+        }
+    }
+    memory.sort();
+    memory.dedup();
+    Ok(Ok(memory))
 }
 
 /// `<external_id>.json`, refusing an id that would leave the directory.

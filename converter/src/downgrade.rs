@@ -6,7 +6,9 @@ use indexmap::IndexMap;
 use serde_json::{Map, Value};
 
 use planrun_legacy::json::escape_pointer_token;
-use planrun_legacy::{Clarification, LocalDataValue, Output, Outputs, PlanId, RunId, RunR6};
+use planrun_legacy::{
+    Clarification, LocalDataValue, Normalization, Output, Outputs, PlanId, RunId, RunR6,
+};
 use planrun_v2::PlanRunV2;
 
 use crate::plan::plan_to_legacy;
@@ -35,6 +37,71 @@ pub enum DowngradeError {
     /// A value of the V2 document has no legacy form.
     #[error("cannot downgrade: {0}")]
     Invalid(String),
+}
+
+/// [`downgrade`], then each document brought to the form the SDK at HEAD writes
+/// ([`planrun_legacy::head`]), so a store of these files loads at HEAD and saves back byte for
+/// byte. What that changes is reported; a key HEAD cannot hold (it would ignore it) is refused
+/// unless the caller allows the loss, like the residue [`downgrade`] cannot place.
+pub fn downgrade_to_head(v2: &PlanRunV2, allow_loss: bool) -> Result<Downgraded, DowngradeError> {
+    let mut down = downgrade(v2, allow_loss)?;
+    let plan = planrun_legacy::head::plan(&down.plan);
+    let run = planrun_legacy::head::run(&down.run);
+    let changes = [("/plan", &plan.changes), ("/run", &run.changes)];
+    let dropped: Vec<String> = changes
+        .iter()
+        .flat_map(|(doc, list)| {
+            list.iter().filter_map(move |c| match c {
+                Normalization::Dropped { pointer, .. } => Some(format!("{doc}{pointer}")),
+                _ => None,
+            })
+        })
+        .collect();
+    if !dropped.is_empty() && !allow_loss {
+        return Err(DowngradeError::WouldDrop(dropped));
+    }
+    for (doc, list) in changes {
+        for change in list {
+            match change {
+                Normalization::Defaulted { pointer, value } => down.report.push(
+                    EntryKind::Defaulted,
+                    None,
+                    Some(format!("{doc}{pointer}")),
+                    "written as the SDK at HEAD writes it",
+                    Some(value.clone()),
+                ),
+                Normalization::Coerced { pointer, from, .. } => down.report.push(
+                    EntryKind::Coerced,
+                    Some(format!("{doc}{pointer}")),
+                    Some(format!("{doc}{pointer}")),
+                    head_note(pointer),
+                    Some(from.clone()),
+                ),
+                Normalization::Dropped { pointer, value } => down.report.push(
+                    EntryKind::Dropped,
+                    Some(format!("{doc}{pointer}")),
+                    None,
+                    "the SDK at HEAD ignores this key, so a HEAD store cannot hold it",
+                    Some(value.clone()),
+                ),
+                Normalization::Reformatted => {}
+            }
+        }
+    }
+    down.plan = plan.document;
+    down.run = run.document;
+    Ok(down)
+}
+
+/// Why a value was rewritten for HEAD.
+fn head_note(pointer: &str) -> &'static str {
+    if pointer == "/inputs" {
+        "v0.3.2's plan inputs, under their v0.3.4 name plan_inputs: HEAD cannot load `inputs`"
+    } else if pointer.ends_with("/category") {
+        "a W1 Argument clarification, as the Input category HEAD loads (its base keys only)"
+    } else {
+        "rewritten into the form the SDK at HEAD loads"
+    }
 }
 
 /// Converts a V2 document back to an R6 run, a legacy plan and an end user.

@@ -278,7 +278,7 @@ fn rename_key(tree: Value, from: &str, to: &str) -> Value {
 
 /// Re-emission's differences from the input, as normalisations: what the SDK's writer drops,
 /// fills in or rewrites.
-fn normalizations(input: &Value, output: &Value) -> Vec<Normalization> {
+pub(crate) fn normalizations(input: &Value, output: &Value) -> Vec<Normalization> {
     crate::json::diff(input, output)
         .into_iter()
         .map(|d| match d {

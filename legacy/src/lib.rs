@@ -19,6 +19,7 @@ mod context;
 mod detect;
 mod document;
 mod error;
+pub mod head;
 mod id;
 pub mod json;
 mod output;

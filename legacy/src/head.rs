@@ -1,0 +1,111 @@
+//! The form the SDK at HEAD writes: what its `model_dump_json(indent=4)` gives for a document it
+//! loads. A file written in this form loads at HEAD and saves back byte for byte, so this is
+//! the form of every file planrun writes into a HEAD store.
+//!
+//! Bringing a document to HEAD's form fills in what HEAD writes by default, rewrites what HEAD
+//! cannot load into the nearest form it can, and leaves out what HEAD ignores; every such change
+//! is listed, so that a caller can report it or keep the value elsewhere.
+
+use serde_json::Value;
+
+use crate::clarification::{Category, Clarification, RunRefKey};
+use crate::document::normalizations;
+use crate::plan::{Plan, PlanInput};
+use crate::run::RunR6;
+use crate::Normalization;
+
+/// A document in HEAD's form, with what bringing it there changed (pointers into the document).
+#[derive(Debug, Clone, PartialEq)]
+pub struct AtHead<T> {
+    /// The document as HEAD writes it.
+    pub document: T,
+    /// What changed: keys HEAD writes by default (`defaulted`), values rewritten into a form HEAD
+    /// loads (`coerced`) and keys HEAD ignores on load and so never writes (`dropped`).
+    pub changes: Vec<Normalization>,
+}
+
+/// A plan in HEAD's form:
+/// * v0.3.2's `inputs` become `plan_inputs` (their v0.3.4 name: HEAD's `Plan` forbids `inputs`,
+///   so such a plan fails to load), each with its description and no default value;
+/// * an absent `plan_inputs` is written `[]` and an absent `condition` `null`, as HEAD writes them;
+/// * `Variable.value` (before v0.1.12), which HEAD's `Variable` ignores, is left out;
+/// * `plan_context.tool_ids` is sorted, as HEAD's serializer writes it (so it was before 0.1.6).
+pub fn plan(plan: &Plan) -> AtHead<Plan> {
+    let mut head = plan.clone();
+    head.plan_context.tool_ids.sort();
+    if let Some(inputs) = head.inputs.take() {
+        let renamed: Vec<PlanInput> = inputs
+            .into_iter()
+            .map(|input| PlanInput {
+                name: input.name,
+                description: Some(input.description),
+                value: Value::Null,
+            })
+            .collect();
+        head.plan_inputs = Some(renamed);
+    }
+    head.plan_inputs.get_or_insert_with(Vec::new);
+    for step in &mut head.steps {
+        step.condition.get_or_insert(None);
+        for variable in &mut step.inputs {
+            variable.value = None;
+        }
+    }
+    let mut at = at_head(plan, head);
+    if let (Some(from), Some(to)) = (&plan.inputs, &at.document.plan_inputs) {
+        // One rename, not a drop and a default: the inputs are all there under their new name.
+        at.changes
+            .retain(|c| !matches!(c, Normalization::Dropped { pointer, .. } | Normalization::Defaulted { pointer, .. } if pointer == "/inputs" || pointer == "/plan_inputs"));
+        at.changes.insert(
+            0,
+            Normalization::Coerced {
+                pointer: "/inputs".to_owned(),
+                from: serde_json::to_value(from).expect("plan inputs are JSON"),
+                to: serde_json::to_value(to).expect("plan inputs are JSON"),
+            },
+        );
+    }
+    at
+}
+
+/// An R6 run in HEAD's form; only its clarifications can differ:
+/// * a W1 `Argument` clarification (a category HEAD's enum lacks, so the whole run fails to load)
+///   becomes an `Input` one with the base class's keys, which HEAD loads as its base
+///   `Clarification`;
+/// * an absent `source` is written `null`, and an action's absent `require_confirmation` `false`;
+/// * keys HEAD's clarification classes ignore are left out.
+pub fn run(run: &RunR6) -> AtHead<RunR6> {
+    let mut head = run.clone();
+    for clarification in &mut head.outputs.clarifications {
+        to_head(clarification);
+    }
+    at_head(run, head)
+}
+
+fn to_head(clarification: &mut Clarification) {
+    if clarification.category == Category::Argument {
+        clarification.category = Category::Input;
+        clarification.fields.clear();
+    }
+    if let Some((key, _)) = &mut clarification.run_ref {
+        *key = RunRefKey::PlanRunId;
+    }
+    clarification.source.get_or_insert(None);
+    if clarification.category == Category::Action
+        && !clarification.fields.contains_key("require_confirmation")
+    {
+        clarification
+            .fields
+            .insert("require_confirmation".to_owned(), Value::Bool(false));
+    }
+    clarification.extra.clear();
+}
+
+fn at_head<T: serde::Serialize>(before: &T, document: T) -> AtHead<T> {
+    let from = serde_json::to_value(before).expect("legacy documents are JSON");
+    let to = serde_json::to_value(&document).expect("legacy documents are JSON");
+    AtHead {
+        changes: normalizations(&from, &to),
+        document,
+    }
+}
