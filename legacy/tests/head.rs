@@ -1,5 +1,5 @@
-//! Documents brought to the SDK's HEAD form: every `cases/head/<name>.input.json` becomes exactly
-//! `cases/head/<name>.head.json`. Each expected file was checked against the SDK at HEAD (commit
+//! Documents brought to the SDK's HEAD form: every `head_cases/<name>.input.json` becomes exactly
+//! `head_cases/<name>.head.json`. Each expected file was checked against the SDK at HEAD (v0.9.0, commit
 //! a3528cd6, pydantic 2.11.7): HEAD loads it with its own model and `model_dump_json(indent=4)`
 //! writes it back byte for byte, while the input fails to load there or saves back different.
 
@@ -9,7 +9,7 @@ use planrun_legacy::json::to_sdk_json;
 use planrun_legacy::{head, parse, LegacyDocument, LegacyRun, Normalization};
 
 fn cases() -> Vec<(String, String, String)> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases/head");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/head_cases");
     let mut names: Vec<String> = std::fs::read_dir(&dir)
         .unwrap()
         .filter_map(|e| {
