@@ -116,3 +116,96 @@ fn a_refused_loss_names_the_option_that_allows_it() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("--allow-loss"), "{stderr}");
 }
+
+#[test]
+fn a_v2_store_becomes_one_head_store_with_its_residue_beside_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let v2 = tmp.path().join("v2");
+    example_store_as_v2(&v2);
+    let head = tmp.path().join("head");
+    let out = planrun(&[
+        "-q",
+        "downgrade",
+        v2.to_str().unwrap(),
+        "--out-dir",
+        head.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // Each run file is the one a single-file downgrade writes; so are plans and agent memory.
+    let mut runs: Vec<String> = std::fs::read_dir(&v2)
+        .unwrap()
+        .filter_map(|e| e.unwrap().file_name().into_string().ok())
+        .filter(|n| n.starts_with("prun-") && n.ends_with(".json"))
+        .collect();
+    runs.sort();
+    assert_eq!(runs.len(), 5);
+    for run in &runs {
+        let single = tmp.path().join(format!("single-{run}"));
+        let out = planrun(&[
+            "-q",
+            "downgrade",
+            v2.join(run).to_str().unwrap(),
+            "--out-dir",
+            single.to_str().unwrap(),
+            "--allow-loss",
+        ]);
+        assert!(out.status.success(), "{run}");
+        for entry in std::fs::read_dir(&single).unwrap() {
+            let entry = entry.unwrap();
+            let name = entry.file_name().into_string().unwrap();
+            // End users are merged across runs in a store; runs and plans are per run.
+            if name.starts_with("prun-") || name.starts_with("plan-") {
+                let path = entry.path();
+                if path.is_file() {
+                    let in_store = std::fs::read(head.join(&name)).unwrap();
+                    assert_eq!(in_store, std::fs::read(&path).unwrap(), "{name}");
+                } else {
+                    for file in std::fs::read_dir(&path).unwrap() {
+                        let file = file.unwrap().path();
+                        let relative =
+                            format!("{name}/{}", file.file_name().unwrap().to_string_lossy());
+                        assert_eq!(
+                            std::fs::read(head.join(&relative)).unwrap(),
+                            std::fs::read(&file).unwrap(),
+                            "{relative}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+    // The W1 workflow's execution context has no place at HEAD: it is in the residue, by value.
+    let residue = head.join(".planrun/residue/prun-3b7e9d2a-4c5f-4a6b-8d7e-9f0a1b2c3d4e.json");
+    let residue: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(residue).unwrap()).unwrap();
+    assert!(
+        residue["dropped"]
+            .as_object()
+            .is_some_and(|d| !d.is_empty()),
+        "{residue}"
+    );
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(head.join(".planrun/report.json")).unwrap())
+            .unwrap();
+    assert_eq!(report["runs"], 5);
+    let entries = report["reports"]["prun-3b7e9d2a-4c5f-4a6b-8d7e-9f0a1b2c3d4e"]["entries"]
+        .as_array()
+        .unwrap();
+    assert!(
+        entries.iter().all(|e| e["kind"] != "dropped"),
+        "nothing is dropped when the residue keeps it: {entries:?}"
+    );
+    // A second downgrade into the same place is refused: it is not empty.
+    let again = planrun(&[
+        "downgrade",
+        v2.to_str().unwrap(),
+        "--out-dir",
+        head.to_str().unwrap(),
+    ]);
+    assert_eq!(again.status.code(), Some(2));
+}

@@ -1,7 +1,12 @@
-//! `planrun downgrade FILE --out-dir DIR`: a PlanRunV2 back to the SDK's HEAD format: the R6 run,
-//! its plan, its end user and its agent-memory files, each exactly as the SDK at HEAD writes it,
-//! so DIR is a store HEAD loads completely. Existing files are never overwritten; data HEAD cannot
-//! hold is refused unless `--allow-loss`.
+//! `planrun downgrade FILE|STORE --out-dir DIR`: PlanRunV2 back to the SDK's HEAD format: each
+//! R6 run, its plan, its end user and its agent-memory files, exactly as the SDK at HEAD writes
+//! them, so DIR is a store HEAD loads completely.
+//!
+//! For one file, existing files are never overwritten and data HEAD cannot hold is refused unless
+//! `--allow-loss`. For a V2 store (a directory, e.g. what `planrun migrate` wrote), DIR must be
+//! new or empty; shared plans and end users are written once (see
+//! `planrun_converter::head_store`), and whatever HEAD cannot hold is kept in
+//! `DIR/.planrun/residue/`, which the SDK never reads.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -15,7 +20,7 @@ use planrun_legacy::json::to_sdk_json;
 /// Arguments of `downgrade`.
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
-    /// A PlanRunV2 document.
+    /// A PlanRunV2 document, or a directory of them (a V2 store).
     file: PathBuf,
     /// Directory to write `<prun-id>.json`, `<plan-id>.json` and `<external_id>.json` into.
     #[arg(long)]
@@ -26,6 +31,9 @@ pub(crate) struct Args {
 }
 
 pub(crate) fn run(globals: &Globals, args: Args) -> anyhow::Result<Outcome> {
+    if std::fs::metadata(&args.file).is_ok_and(|m| m.is_dir()) {
+        return store(globals, &args);
+    }
     let bytes = crate::common::read_file(&args.file)?;
     let v2: planrun_v2::PlanRunV2 = serde_json::from_slice(&bytes)
         .with_context(|| format!("{} is not a PlanRunV2 document", args.file.display()))?;
@@ -82,6 +90,106 @@ pub(crate) fn run(globals: &Globals, args: Args) -> anyhow::Result<Outcome> {
         Format::Text => {}
     }
     Ok(Outcome::Success)
+}
+
+/// A whole V2 store to one HEAD store (see the module docs).
+fn store(globals: &Globals, args: &Args) -> anyhow::Result<Outcome> {
+    if std::fs::read_dir(&args.out_dir).is_ok_and(|mut d| d.next().is_some()) {
+        bail!(
+            "{} is not empty; a store is downgraded into a new or empty directory",
+            args.out_dir.display()
+        );
+    }
+    let mut names: Vec<String> = std::fs::read_dir(&args.file)
+        .with_context(|| format!("cannot list {}", args.file.display()))?
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|n| n.starts_with("prun-") && n.ends_with(".json"))
+        .collect();
+    names.sort();
+    let mut runs = Vec::new();
+    let mut memory = Vec::new();
+    let mut failed = Vec::new();
+    for name in &names {
+        let path = args.file.join(name);
+        let bytes = crate::common::read_file(&path)?;
+        let v2: planrun_v2::PlanRunV2 = match serde_json::from_slice(&bytes) {
+            Ok(v2) => v2,
+            Err(err) => {
+                failed.push(format!(
+                    "rejected: {}: not a PlanRunV2: {err}",
+                    path.display()
+                ));
+                continue;
+            }
+        };
+        match agent_memory(&path, &v2)? {
+            Ok(files) => memory.extend(files),
+            Err(missing) => {
+                failed.push(format!(
+                    "blocked: {}: agent-memory file {} not found",
+                    path.display(),
+                    missing.display()
+                ));
+                continue;
+            }
+        }
+        match downgrade_to_head(&v2, true) {
+            Ok(down) => runs.push((v2.id.clone(), down)),
+            Err(err) => failed.push(format!("rejected: {}: {err}", path.display())),
+        }
+    }
+    let head = planrun_converter::head_store::assemble(&mut runs);
+    let mut files: Vec<(String, String)> = head.files.into_iter().collect();
+    files.extend(memory);
+    for (name, _) in &files {
+        // Names built from data (ids, end users, output names) stay single path components.
+        let data_part = name.strip_prefix(".planrun/residue/").unwrap_or(name);
+        for part in data_part.split('/') {
+            safe_name(part)?;
+        }
+    }
+    let report = serde_json::json!({
+        "runs": runs.len(),
+        "files": files.len(),
+        "conflicts": head.conflicts,
+        "failures": failed,
+        "reports": runs.iter().map(|(id, d)| (id.clone(), serde_json::to_value(&d.report).unwrap_or_default())).collect::<serde_json::Map<_, _>>(),
+    });
+    let mut report_text = serde_json::to_string_pretty(&report)?;
+    report_text.push('\n');
+    files.push((".planrun/report.json".to_owned(), report_text));
+    for (name, text) in &files {
+        let path = args.out_dir.join(name);
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir)
+                .with_context(|| format!("cannot create {}", dir.display()))?;
+        }
+        write_new(&path, text)?;
+    }
+    let mut err = std::io::stderr().lock();
+    for line in &failed {
+        writeln!(err, "{line}")?;
+    }
+    if !globals.quiet {
+        writeln!(
+            err,
+            "downgraded {} of {} runs into {} files; {} shared-file conflicts; report: {}",
+            runs.len(),
+            names.len(),
+            files.len(),
+            head.conflicts.len(),
+            args.out_dir.join(".planrun/report.json").display()
+        )?;
+    }
+    if globals.format == Format::Json {
+        let mut out = std::io::stdout().lock();
+        writeln!(out, "{}", serde_json::to_string(&report)?)?;
+    }
+    Ok(if failed.is_empty() {
+        Outcome::Success
+    } else {
+        Outcome::Partial
+    })
 }
 
 /// The agent-memory files the run's outputs point at, `<run id>/<output name>.json`, read from

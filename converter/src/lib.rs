@@ -5,6 +5,7 @@ pub mod chain;
 pub mod cloud;
 pub mod diff;
 pub mod downgrade;
+pub mod head_store;
 mod ids;
 pub mod plan;
 pub mod renames;
