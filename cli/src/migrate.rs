@@ -1,5 +1,6 @@
-//! `planrun migrate SRC --out DST`: a whole legacy store to a directory of PlanRunV2 files, in
-//! parallel, crash-safe and resumable (see `planrun_store::migrate` and the README for the
+//! `planrun migrate SRC --out DST [--to v2|r6]`: a whole legacy store to a directory of
+//! PlanRunV2 files, or to a store the SDK at HEAD loads completely, in parallel, crash-safe and
+//! resumable (see `planrun_store::migrate` and the README for the
 //! layout of DST, the journal and what a crash can lose). Exit 0 when every run was converted
 //! (or already current), 1 when some were rejected or blocked, 2 on a usage or I/O error.
 
@@ -8,9 +9,20 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Context};
 use indicatif::{ProgressBar, ProgressStyle};
-use planrun_store::migrate::{migrate, Options, Progress, Shard, Summary, DEFAULT_CHUNK_SIZE};
+use planrun_store::migrate::{
+    migrate, Options, Progress, Shard, Summary, Target, DEFAULT_CHUNK_SIZE,
+};
 
 use crate::common::{load_config, Format, Globals, Outcome};
+
+/// What `--to` accepts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum To {
+    /// PlanRunV2 files.
+    V2,
+    /// The SDK's HEAD format (a DiskFileStorage store).
+    R6,
+}
 
 /// Arguments of `migrate`.
 #[derive(Debug, clap::Args)]
@@ -36,6 +48,11 @@ pub(crate) struct Args {
     /// A legacy Config file laid over the SDK's defaults (its secrets are never written).
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
+    /// What DST becomes: `v2`, a directory of PlanRunV2 files, or `r6`, a DiskFileStorage store
+    /// the SDK at HEAD loads completely (each file exactly as HEAD writes it; what HEAD cannot
+    /// hold is kept in DST/.planrun/residue/, which the SDK never reads).
+    #[arg(long, value_enum, default_value_t = To::V2)]
+    to: To,
     /// Migrate only shard I of N: the runs whose FNV-1a 64 file-name hash mod N is I.
     #[arg(long, value_name = "I/N")]
     shard: Option<Shard>,
@@ -103,6 +120,10 @@ pub(crate) fn run(globals: &Globals, args: Args) -> anyhow::Result<Outcome> {
         durable: args.durable,
         chunk_size: args.chunk_size,
         config: load_config(args.config.as_deref())?,
+        target: match args.to {
+            To::V2 => Target::V2,
+            To::R6 => Target::R6,
+        },
     };
     let summary = if !globals.quiet && std::io::stderr().is_terminal() {
         let bar = ProgressBar::new(0).with_style(

@@ -103,17 +103,7 @@ pub fn assemble(runs: &mut [(String, Downgraded)]) -> HeadStore {
                 serde_json::to_value(&down.end_user).expect("end users are JSON"),
             );
         }
-        let mut dropped = Map::new();
-        for entry in &mut down.report.entries {
-            if entry.kind == EntryKind::Dropped {
-                if let (Some(from), Some(value)) = (&entry.from, entry.value.take()) {
-                    dropped.insert(from.clone(), value);
-                    entry.kind = EntryKind::Moved;
-                    entry.to = Some(residue_path(id));
-                    entry.note = format!("{}; kept in the store's residue", entry.note);
-                }
-            }
-        }
+        let dropped = keep_dropped(id, down);
         if !dropped.is_empty() {
             residue.insert("dropped".to_owned(), Value::Object(dropped));
         }
@@ -133,6 +123,23 @@ pub fn assemble(runs: &mut [(String, Downgraded)]) -> HeadStore {
         store.files.insert(file, to_sdk_json(&user));
     }
     store
+}
+
+/// Takes every value the downgrade of run `id` had to drop, by the pointer it had, and turns
+/// its report entry into a move to the run's residue ([`residue_path`]).
+pub fn keep_dropped(id: &str, down: &mut Downgraded) -> Map<String, Value> {
+    let mut dropped = Map::new();
+    for entry in &mut down.report.entries {
+        if entry.kind == EntryKind::Dropped {
+            if let (Some(from), Some(value)) = (&entry.from, entry.value.take()) {
+                dropped.insert(from.clone(), value);
+                entry.kind = EntryKind::Moved;
+                entry.to = Some(residue_path(id));
+                entry.note = format!("{}; kept in the store's residue", entry.note);
+            }
+        }
+    }
+    dropped
 }
 
 /// `merged` with only the `additional_data` keys `own` has: whether `own` merely lacks keys

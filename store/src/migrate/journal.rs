@@ -103,6 +103,9 @@ pub struct Line {
     /// Header: the config fingerprint.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub config: Option<String>,
+    /// Header: what DST becomes when it is not a V2 store (`r6`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target: Option<String>,
     /// Session: whether it resumed an earlier one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resume: Option<bool>,

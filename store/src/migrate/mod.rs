@@ -35,6 +35,7 @@
 //! size/hash check and redone. With `--durable` a `completed` line, once written, is itself on
 //! disk. Both rely on the file system and the disk honouring `syncfs`/`fsync`.
 
+mod head;
 pub mod journal;
 pub mod report;
 
@@ -60,6 +61,9 @@ use crate::{
 
 /// DST's bookkeeping directory: journals and reports.
 pub const CONTROL_DIR: &str = ".planrun";
+
+/// The directory under [`CONTROL_DIR`] of a HEAD store's residue (`--to r6`).
+pub const RESIDUE_DIR: &str = "residue";
 
 /// The default number of runs per chunk.
 pub const DEFAULT_CHUNK_SIZE: usize = 256;
@@ -138,6 +142,28 @@ pub fn report_name(shard: Option<Shard>) -> String {
     }
 }
 
+/// What a migration writes into DST.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Target {
+    /// One `PlanRunV2` file per run (and the agent-memory files it refers to).
+    #[default]
+    V2,
+    /// A `DiskFileStorage` store the SDK at HEAD loads completely: each run, plan, end user and
+    /// agent-memory file exactly as HEAD writes it, and `.planrun/residue/<run id>.json` for
+    /// what HEAD cannot hold.
+    R6,
+}
+
+impl Target {
+    /// The name in journals and on the command line (`v2`, `r6`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Target::V2 => "v2",
+            Target::R6 => "r6",
+        }
+    }
+}
+
 /// What to migrate, and how.
 #[derive(Debug, Clone)]
 pub struct Options {
@@ -159,6 +185,8 @@ pub struct Options {
     pub chunk_size: usize,
     /// The config every run gets.
     pub config: ResolvedConfig,
+    /// What DST becomes.
+    pub target: Target,
 }
 
 /// Progress notifications (a progress bar, or nothing), and the one way to stop a migration
@@ -249,6 +277,7 @@ struct Ctx<'a> {
     config: &'a ResolvedConfig,
     durable: bool,
     dry_run: bool,
+    target: Target,
     store: DiskStore,
     sink: DiskSink,
     end_users: EndUsers,
@@ -292,6 +321,7 @@ pub fn migrate(opts: &Options, progress: &dyn Progress) -> Result<Summary, Migra
         config: &opts.config,
         durable: opts.durable,
         dry_run: opts.dry_run,
+        target: opts.target,
         store: DiskStore::new(&src),
         sink: DiskSink::new(&dst, opts.durable, &shard_tag(opts.shard)),
         end_users: EndUsers::default(),
@@ -322,6 +352,7 @@ pub fn migrate(opts: &Options, progress: &dyn Progress) -> Result<Summary, Migra
                 .map_or_else(|| "all".to_owned(), |s| s.to_string()),
         ),
         config: Some(fingerprint),
+        target: (opts.target != Target::V2).then(|| opts.target.as_str().to_owned()),
         ..Line::default()
     };
     let start = prepare(&dst, &journal_path, &header, opts)?;
@@ -640,6 +671,7 @@ fn prepare(
             ("shard", &found.shard, &header.shard),
             ("tool version", &found.tool, &header.tool),
             ("config (--config)", &found.config, &header.config),
+            ("target (--to)", &found.target, &header.target),
         ];
         for (what, was, now) in checks {
             if was != now {
@@ -693,6 +725,9 @@ fn check_new(dst: &Path, header: &Line, shard: Option<Shard>) -> Result<(), Migr
             let Some(suffix) = suffix.as_deref() else {
                 return Err(not_new());
             };
+            if name == RESIDUE_DIR {
+                continue;
+            }
             let journal_of = name
                 .strip_prefix("journal-")
                 .and_then(|n| n.strip_suffix(".jsonl"));
@@ -798,7 +833,25 @@ fn work(ctx: &Ctx, index: usize) -> Result<Line, MigrateError> {
         ..Line::default()
     };
     let outcome = match result.outcome {
-        Ok(out) => write_outputs(ctx, &out.id, &out.bytes, &out.agent_memory)
+        Ok(out) if ctx.target == Target::R6 => match head::outputs(&ctx.store, &path, &out) {
+            Ok(at_head) => {
+                let written = write_outputs(
+                    ctx,
+                    &out.id,
+                    &at_head.run,
+                    &out.agent_memory,
+                    &at_head.files,
+                )?;
+                written.map(|memory| {
+                    let mut out = out;
+                    out.report.extend(at_head.report);
+                    out.bytes = at_head.run;
+                    (out, memory)
+                })
+            }
+            Err(failure) => Err(failure),
+        },
+        Ok(out) => write_outputs(ctx, &out.id, &out.bytes, &out.agent_memory, &[])
             .map(|written| written.map(|memory| (out, memory)))?,
         Err(failure) => Err(failure),
     };
@@ -835,6 +888,7 @@ fn write_outputs(
     id: &str,
     bytes: &[u8],
     memory: &[MemoryFile],
+    extra: &[(PathBuf, Vec<u8>)],
 ) -> Result<Result<Vec<MemoryRecord>, Failure>, MigrateError> {
     let mut records = Vec::with_capacity(memory.len());
     for file in memory {
@@ -871,9 +925,21 @@ fn write_outputs(
             hash: content_hash(&content),
         });
     }
+    for (relative, content) in extra {
+        if !ctx.dry_run {
+            ctx.sink
+                .write(relative, content)
+                .map_err(io_err("cannot write", &ctx.dst.join(relative)))?;
+        }
+        records.push(MemoryRecord {
+            path: relative.to_string_lossy().into_owned(),
+            bytes: content.len() as u64,
+            hash: content_hash(content),
+        });
+    }
     let name = format!("{id}.json");
     if ctx.dry_run {
-        check_document(bytes, id).map_err(|problem| MigrateError::Verify {
+        check_output(ctx.target, bytes, id).map_err(|problem| MigrateError::Verify {
             count: 1,
             first: vec![format!("{name}: {problem}")],
         })?;
@@ -919,6 +985,14 @@ fn check_document(bytes: &[u8], id: &str) -> Result<(), String> {
         return Err(format!("holds run {}", run.id));
     }
     Ok(())
+}
+
+/// [`check_document`] for V2 output, the HEAD run check for `--to r6`.
+fn check_output(target: Target, bytes: &[u8], id: &str) -> Result<(), String> {
+    match target {
+        Target::V2 => check_document(bytes, id),
+        Target::R6 => head::check_document(bytes, id),
+    }
 }
 
 /// Checks a completed run's files against its journal line: sizes and hashes.
@@ -974,7 +1048,7 @@ fn verify(
     let mut completed = 0u64;
     let check = |line: &Line| {
         let bytes = check_files(&ctx.dst, line)?;
-        check_document(&bytes, line.id.as_deref().unwrap_or(""))
+        check_output(ctx.target, &bytes, line.id.as_deref().unwrap_or(""))
             .map_err(|e| format!("{}.json: {e}", line.id.as_deref().unwrap_or("?")))
     };
     let mut tally = |results: Vec<Result<(), String>>, problems: &mut Vec<String>| {
@@ -1135,6 +1209,7 @@ mod tests {
             durable: false,
             chunk_size: 1,
             config: ResolvedConfig::sdk_defaults().unwrap(),
+            target: Target::V2,
         };
         let whole = migrate(&opts("whole"), &()).unwrap();
         let runs = whole.report.runs;

@@ -1,0 +1,116 @@
+//! `--to r6`: each converted run written back as the SDK at HEAD writes it, with its plan, its
+//! end user and a residue for what HEAD cannot hold, so DST is a store HEAD loads completely.
+//!
+//! Shared files are safe to write from any run in any order: a plan file is the HEAD form of
+//! the store's own plan file, and an end-user file the store's own end-user file, so every run
+//! that shares one writes the same bytes. What a run's V2 document holds beyond them (context
+//! data merged into its end user, an old execution context) goes to that run's residue.
+
+use std::path::PathBuf;
+
+use planrun_converter::downgrade::downgrade_to_head;
+use planrun_converter::head_store::{keep_dropped, residue_path};
+use planrun_converter::report::LossReport;
+use planrun_legacy::json::to_sdk_json;
+use planrun_legacy::{DocKind, LegacyDocument, LegacyRun};
+use planrun_v2::PlanRunV2;
+use serde_json::{Map, Value};
+
+use crate::{Doc, Failure, RunOutput, Store};
+
+/// The files of one run in a HEAD store.
+pub(super) struct HeadOutputs {
+    /// `<run id>.json`.
+    pub(super) run: Vec<u8>,
+    /// The plan, the end user (when the store has one) and the residue (when there is one), by
+    /// path relative to DST.
+    pub(super) files: Vec<(PathBuf, Vec<u8>)>,
+    /// What downgrading to HEAD did, after the conversion's own entries.
+    pub(super) report: LossReport,
+}
+
+/// The HEAD-store files of a converted run. `origin` names the run in failures.
+pub(super) fn outputs(
+    store: &dyn Store,
+    origin: &std::path::Path,
+    out: &RunOutput,
+) -> Result<HeadOutputs, Failure> {
+    let v2: PlanRunV2 = serde_json::from_slice(&out.bytes)
+        .map_err(|e| Failure::rejected(origin, "internal", format!("V2 output unreadable: {e}")))?;
+    let mut down = downgrade_to_head(&v2, true)
+        .map_err(|e| Failure::rejected(origin, "mismatch", e.to_string()))?;
+    let mut residue = Map::new();
+    let dropped = keep_dropped(&v2.id, &mut down);
+    if !dropped.is_empty() {
+        residue.insert("dropped".to_owned(), Value::Object(dropped));
+    }
+    let mut files = vec![(
+        PathBuf::from(format!("{}.json", down.run.plan_id)),
+        to_sdk_json(&down.plan).into_bytes(),
+    )];
+    let external_id = &down.end_user.external_id;
+    let stored = match store.read(Doc::EndUser(external_id))? {
+        Some(bytes) => match planrun_legacy::parse(&bytes) {
+            Ok(parsed) if parsed.detection.kind == DocKind::EndUser => match parsed.document {
+                LegacyDocument::EndUser(user) => Some(user),
+                _ => None,
+            },
+            _ => None,
+        },
+        None => None,
+    };
+    let keep_user = match &stored {
+        Some(user) => {
+            files.push((
+                PathBuf::from(format!("{external_id}.json")),
+                to_sdk_json(user).into_bytes(),
+            ));
+            *user != down.end_user
+        }
+        None => !is_default(&down.end_user),
+    };
+    if keep_user {
+        residue.insert(
+            "end_user".to_owned(),
+            serde_json::to_value(&down.end_user).expect("end users are JSON"),
+        );
+    }
+    if !residue.is_empty() {
+        files.push((
+            PathBuf::from(residue_path(&v2.id)),
+            to_sdk_json(&Value::Object(residue)).into_bytes(),
+        ));
+    }
+    Ok(HeadOutputs {
+        run: to_sdk_json(&down.run).into_bytes(),
+        files,
+        report: down.report,
+    })
+}
+
+/// The end user the SDK makes when a run names one it has no file for: only an id.
+fn is_default(user: &planrun_legacy::EndUser) -> bool {
+    user.name.is_empty()
+        && user.email.is_empty()
+        && user.phone_number.is_empty()
+        && user.additional_data.is_empty()
+}
+
+/// A HEAD run file read back with a fresh reader: an R6 run in exactly the SDK's form, holding
+/// the id its file is named by.
+pub(super) fn check_document(bytes: &[u8], id: &str) -> Result<(), String> {
+    let parsed = planrun_legacy::parse(bytes).map_err(|e| format!("not a run HEAD loads: {e}"))?;
+    let LegacyDocument::Run(LegacyRun::R6(run)) = &parsed.document else {
+        return Err(format!(
+            "not an R6 run but a {} document",
+            parsed.detection.kind.as_str()
+        ));
+    };
+    if !parsed.normalizations.is_empty() {
+        return Err("not in the form the SDK at HEAD writes".to_owned());
+    }
+    match &run.id {
+        Some(run_id) if run_id.to_string() == id => Ok(()),
+        other => Err(format!("holds run {other:?}")),
+    }
+}

@@ -1,0 +1,135 @@
+//! `planrun migrate --to r6`: a legacy store of any version mix becomes a store the SDK at HEAD
+//! loads completely. What these tests pin was checked with the SDK at HEAD (v0.9.0): on every
+//! corpus store, the example store and a 2,000-run generated store of every version, HEAD's
+//! `DiskFileStorage` lists every run, loads every run, plan and end user, reads every
+//! agent-memory value, and saves each file back byte for byte.
+
+mod migrate_support;
+
+use std::path::Path;
+
+use migrate_support::*;
+use planrun_legacy::json::to_sdk_json;
+use planrun_legacy::{head, parse, LegacyDocument, LegacyRun};
+
+/// Migrates `store` to a HEAD store in `dst`; the exit code.
+fn to_head(store: &Path, dst: &Path, extra: &[&str]) -> i32 {
+    let mut argv = args(&[&"migrate", &store, &"--out", &dst, &"--to", &"r6"]);
+    argv.extend(extra.iter().map(std::ffi::OsString::from));
+    let output = run(argv);
+    assert!(code(&output) < 2, "{}", show(&output));
+    code(&output)
+}
+
+/// Checks that every file of a HEAD store is in the form HEAD writes.
+fn assert_head_store(dst: &Path) {
+    for (name, bytes) in tree(dst, &[".planrun"]) {
+        if bytes == b"<dir>" || name.contains('/') {
+            continue;
+        }
+        let parsed = parse(&bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(
+            parsed.normalizations.is_empty(),
+            "{name}: {:?}",
+            parsed.normalizations
+        );
+        match &parsed.document {
+            LegacyDocument::Run(LegacyRun::R6(run)) => {
+                assert!(name.starts_with("prun-"), "{name}");
+                assert_eq!(
+                    to_sdk_json(&head::run(run).document).as_bytes(),
+                    &bytes[..],
+                    "{name}"
+                );
+            }
+            LegacyDocument::Plan(plan) => {
+                assert_eq!(
+                    to_sdk_json(&head::plan(plan).document).as_bytes(),
+                    &bytes[..],
+                    "{name}"
+                );
+            }
+            LegacyDocument::EndUser(_) => {}
+            other => panic!("{name}: a {other:?} in a HEAD store"),
+        }
+    }
+}
+
+#[test]
+fn every_corpus_store_becomes_a_head_store_and_r6_files_come_out_as_they_were() {
+    let mut stores = corpus_stores();
+    stores.push(example_store());
+    let tmp = tempfile::tempdir().unwrap();
+    for (i, store) in stores.iter().enumerate() {
+        let dst = tmp.path().join(format!("head-{i}"));
+        assert_eq!(to_head(store, &dst, &[]), 0, "{}", store.display());
+        assert_head_store(&dst);
+        let runs = run_files(store);
+        let written: Vec<String> = run_files(&dst);
+        assert_eq!(written.len(), runs.len(), "{}", store.display());
+        // A run the SDK at HEAD wrote is already in HEAD's form: it comes out byte for byte.
+        for name in &runs {
+            let bytes = std::fs::read(store.join(name)).unwrap();
+            let at_head = parse(&bytes).is_ok_and(|p| p.detection.versions.to_string() == "R6");
+            if at_head {
+                assert_eq!(
+                    std::fs::read(dst.join(name)).unwrap(),
+                    bytes,
+                    "{}: {name}",
+                    store.display()
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn what_head_cannot_hold_is_in_the_residue_and_the_report_drops_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dst = tmp.path().join("head");
+    assert_eq!(to_head(&example_store(), &dst, &[]), 0);
+    // The W1 workflow's execution context (with its system-context extensions) has no place
+    // in a HEAD run: it is kept, by value, beside the store.
+    let residue =
+        json(&dst.join(".planrun/residue/prun-3b7e9d2a-4c5f-4a6b-8d7e-9f0a1b2c3d4e.json"));
+    let dropped = residue["dropped"].as_object().expect("dropped values");
+    assert!(
+        dropped.keys().any(|k| k.contains("execution_context")),
+        "{residue}"
+    );
+    let report = json(&dst.join(".planrun/report.json"));
+    assert_eq!(
+        report["entries"]["per_kind"]["dropped"], 0,
+        "{}",
+        report["entries"]
+    );
+    // Agent memory comes along byte for byte.
+    let memory = "prun-5d9a1f4c-6e7b-4c8d-8f9a-1b2c3d4e5f60/$report.json";
+    assert_eq!(
+        std::fs::read(dst.join(memory)).unwrap(),
+        std::fs::read(example_store().join(memory)).unwrap()
+    );
+}
+
+#[test]
+fn a_head_migration_resumes_as_itself_and_never_as_a_v2_one() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dst = tmp.path().join("head");
+    assert_eq!(to_head(&example_store(), &dst, &[]), 0);
+    let first = tree(&dst, &[".planrun"]);
+    assert_eq!(to_head(&example_store(), &dst, &["--resume"]), 0);
+    assert_eq!(tree(&dst, &[".planrun"]), first);
+    let v2 = run(args(&[
+        &"migrate",
+        &example_store(),
+        &"--out",
+        &dst,
+        &"--resume",
+    ]));
+    assert_eq!(code(&v2), 2, "{}", show(&v2));
+    assert!(
+        String::from_utf8_lossy(&v2.stderr).contains("--to"),
+        "{}",
+        show(&v2)
+    );
+}
