@@ -13,7 +13,7 @@ mod migrate_support;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs::File;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use migrate_support::*;
@@ -68,6 +68,50 @@ fn seeds() -> Vec<u64> {
     }
 }
 
+/// Runs `planrun` to the end, killing it after `limit`: a hang fails the test instead of CI.
+fn run_for(limit: Duration, mut cmd: Command) -> Output {
+    let mut child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Drain the pipes on their own threads, so a chatty child never blocks on a full pipe.
+    let mut stdout = child.stdout.take().unwrap();
+    let mut stderr = child.stderr.take().unwrap();
+    let out = std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut stdout, &mut bytes).map(|_| bytes)
+    });
+    let err = std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut stderr, &mut bytes).map(|_| bytes)
+    });
+    let deadline = Instant::now() + limit;
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{cmd:?} did not finish within {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    Output {
+        status,
+        stdout: out.join().unwrap().unwrap(),
+        stderr: err.join().unwrap().unwrap(),
+    }
+}
+
+/// `planrun` with `args`, for at most two minutes.
+fn run_limited(args: &[std::ffi::OsString]) -> Output {
+    let mut cmd = planrun();
+    cmd.args(args);
+    run_for(Duration::from_secs(120), cmd)
+}
+
 /// The store, its run names and a single-process migration of it.
 struct Fixture {
     store: PathBuf,
@@ -78,7 +122,7 @@ struct Fixture {
 
 fn fixture(tmp: &Path) -> Fixture {
     let store = tmp.join("store");
-    let generated = run(args(&[
+    let generated = run_limited(&args(&[
         &"gen",
         &"--runs",
         &RUNS.to_string(),
@@ -90,7 +134,7 @@ fn fixture(tmp: &Path) -> Fixture {
     ]));
     assert_eq!(code(&generated), 0, "{}", show(&generated));
     let reference_dst = tmp.join("reference");
-    let output = run(args(&[
+    let output = run_limited(&args(&[
         &"migrate",
         &store,
         &"--out",
@@ -320,22 +364,8 @@ impl Scenario<'_> {
             return false;
         }
         let shard = self.workers[i].shard;
-        let mut second = self
-            .command(shard, true, 1)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let deadline = Instant::now() + Duration::from_secs(60);
-        while second.try_wait().unwrap().is_none() {
-            if Instant::now() > deadline {
-                let _ = second.kill();
-                signal(pid, "-CONT");
-                panic!("{}: a second process on shard {shard} hung", self.what());
-            }
-            std::thread::sleep(Duration::from_millis(5));
-        }
-        let output = second.wait_with_output().unwrap();
+        // (A hang panics, and the holder is continued and killed when the scenario is dropped.)
+        let output = run_for(Duration::from_secs(60), self.command(shard, true, 1));
         let after = journal_text(&self.workers[i].journal);
         signal(pid, "-CONT");
         assert_eq!(
@@ -568,7 +598,7 @@ fn scenario(fixture: &Fixture, tmp: &Path, seed: u64, count: u64) {
     let mut merge = planrun();
     merge.args(["report", "merge", "--out"]).arg(&merged_path);
     merge.args(&reports);
-    let output = merge.output().unwrap();
+    let output = run_for(Duration::from_secs(60), merge);
     assert_eq!(code(&output), 0, "{what}: {}", show(&output));
     let merged = json(&merged_path);
     assert_eq!(merged["runs"], RUNS, "{what}");
@@ -793,7 +823,7 @@ fn the_readme_kubernetes_job_and_slurm_array_run_the_same_command() {
             w => w.replace("INDEX", "0").into(),
         })
         .collect();
-    let output = run(&argv);
+    let output = run_limited(&argv);
     assert!(
         matches!(code(&output), 0 | 1),
         "{argv:?}: {}",
