@@ -91,7 +91,7 @@ pub struct PlanInput {
 }
 
 /// A step input: a reference to an earlier step's output or to a plan input. Unknown keys are
-/// ignored (the SDK ignores them from v0.1.12 on).
+/// ignored, as the SDK ignores them from 0.1.13 on (it refused them before).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(remote = "Self")]
 #[schemars(rename = "Variable")]

@@ -542,8 +542,8 @@ mod tests {
 
     #[test]
     fn a_key_the_sdk_drops_from_a_plan_is_reported_not_lost() {
-        // Pins Variable's `extra="ignore"` (v0.2.0 to HEAD): the SDK drops an unknown key of a
-        // step input without a word. The W1-era SDK forbade it; planrun reads it either way and
+        // Pins Variable's `extra="ignore"` (0.1.13 to HEAD): the SDK drops an unknown key of a
+        // step input without a word. Until 0.1.12 the SDK forbade it; planrun reads it either way and
         // reports the key, with its value, as dropped, so the run is `converted_with_loss`.
         let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/store");
         let dir = tempfile::tempdir().unwrap();
