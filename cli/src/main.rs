@@ -10,6 +10,7 @@ use clap::{Parser, Subcommand};
 
 use crate::common::{Format, Globals, Outcome};
 
+mod check;
 mod common;
 mod compat;
 mod convert;
@@ -48,6 +49,8 @@ enum Command {
     Report(report::Args),
     /// Say what a file or store is: document kinds, versions and the evidence for them.
     Detect(detect::Args),
+    /// Say which files the SDK at HEAD would fail to load, and what it would change on a save.
+    Check(check::Args),
     /// Convert a PlanRunV2 back to the SDK's HEAD format: run, plan and end user.
     Downgrade(downgrade::Args),
     /// List the legacy wire versions this toolkit reads: name, SDK releases, what each changed.
@@ -76,6 +79,7 @@ fn run() -> ExitCode {
         Command::Migrate(args) => migrate::run(&globals, args),
         Command::Report(args) => report::run(&globals, args),
         Command::Detect(args) => detect::run(&globals, args),
+        Command::Check(args) => check::run(&globals, args),
         Command::Downgrade(args) => downgrade::run(&globals, args),
         Command::Versions(args) => versions::run(&globals, args),
         Command::Renames(args) => renames::run(&globals, args),
