@@ -130,11 +130,19 @@ def convert(
     BlockedError.
     """
 
-def downgrade(document: Document, *, allow_loss: bool = False) -> dict[str, bytes]:
-    """A PlanRunV2 document back to the files of the SDK's HEAD store (`planrun downgrade`).
+def downgrade(
+    document: Document,
+    *,
+    store: StrPath | None = None,
+    agent_memory: Mapping[str, Document] | None = None,
+    allow_loss: bool = False,
+) -> dict[str, bytes]:
+    """A PlanRunV2 document back to the files of the SDK's HEAD store (`planrun downgrade FILE`).
 
-    Keys are `<prun-id>.json`, `<plan-id>.json` and `<external_id>.json`. Raises
-    RejectedError (kind `would_drop` unless `allow_loss`).
+    Keys are `<prun-id>.json`, `<plan-id>.json`, `<external_id>.json` and the agent-memory
+    files `<prun-id>/<output_name>.json`, read from `store` (the V2 document's directory) or
+    taken from `agent_memory`. Raises BlockedError when one is missing, RejectedError (kind
+    `would_drop`) for data HEAD cannot hold unless `allow_loss`.
     """
 
 def migrate(
@@ -144,14 +152,16 @@ def migrate(
     jobs: int | None = None,
     resume: bool = False,
     dry_run: bool = False,
-    to: Literal["v2"] = "v2",
+    to: Literal["v2", "r6"] = "v2",
     shard: str | tuple[int, int] | None = None,
     config: Config | StrPath | None = None,
     durable: bool = False,
 ) -> dict[str, Any]:
-    """Migrates a store as `planrun migrate SRC --out OUT` does; returns the JSON report.
+    """Migrates a store as `planrun migrate SRC --out OUT [--to v2|r6]` does; returns the JSON
+    report (its `outcomes` count the runs per outcome class).
 
-    A KeyboardInterrupt stops it after the chunk in flight (resumable with `resume=True`).
-    Raises ValueError for `to` other than "v2" (`--to r6` is not implemented yet), and
-    PlanrunError when the migration cannot run or its verify pass fails.
+    `to="r6"` writes a DiskFileStorage store the SDK at HEAD loads completely. A
+    KeyboardInterrupt stops it after the chunk in flight (resumable with `resume=True`).
+    Raises ValueError for bad arguments, and PlanrunError when the migration cannot run or its
+    verify pass fails; rejected and blocked runs are in the report.
     """

@@ -23,8 +23,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
+use planrun_converter::downgrade::{downgrade_to_head, DowngradeError};
 use planrun_legacy::json::{from_tree, parse_value, to_sdk_json};
-use planrun_store::migrate::{MigrateError, Options, Progress, Shard, DEFAULT_CHUNK_SIZE};
+use planrun_store::migrate::{MigrateError, Options, Progress, Shard, Target, DEFAULT_CHUNK_SIZE};
 use planrun_store::{convert_document, convert_entry, convert_run, EndUsers, RunResult};
 use planrun_v2::PlanRunV2;
 use pyo3::exceptions::{PyOSError, PyTypeError, PyValueError};
@@ -339,16 +340,31 @@ fn convert(
 }
 
 /// Converts a `PlanRunV2` document (bytes or str) back to the SDK's HEAD format, as
-/// `planrun downgrade` does: returns the files of the HEAD store, `{"<prun-id>.json": bytes,
-/// "<plan-id>.json": bytes, "<external_id>.json": bytes}`, each as the SDK writes it.
+/// `planrun downgrade FILE` does: returns the files of the HEAD store, `{"<prun-id>.json": bytes,
+/// "<plan-id>.json": bytes, "<external_id>.json": bytes, "<prun-id>/<output_name>.json": bytes,
+/// ...}`, each exactly as the SDK at HEAD writes it.
 ///
-/// Data the HEAD run format cannot hold is refused (`RejectedError`, kind `would_drop`) unless
-/// `allow_loss`; a document that is not a `PlanRunV2` is a `RejectedError` with its position.
+/// The agent-memory files the run's outputs point at are read from `store` (the directory the V2
+/// document is in, e.g. a `migrate` destination) or taken from `agent_memory` (by output name, or
+/// `<run id>/<output name>`); a missing one is a `BlockedError`. Data HEAD cannot hold is refused
+/// (`RejectedError`, kind `would_drop`) unless `allow_loss`; a document that is not a `PlanRunV2`
+/// is a `RejectedError` with its position.
 #[pyfunction]
-#[pyo3(signature = (document, *, allow_loss=false))]
-fn downgrade(py: Python<'_>, document: Data, allow_loss: bool) -> PyResult<Bound<'_, PyDict>> {
+#[pyo3(signature = (document, *, store=None, agent_memory=None, allow_loss=false))]
+fn downgrade(
+    py: Python<'_>,
+    document: Data,
+    store: Option<PathBuf>,
+    agent_memory: Option<HashMap<String, Data>>,
+    allow_loss: bool,
+) -> PyResult<Bound<'_, PyDict>> {
     let origin = "<document>";
-    let files = py.detach(move || -> Result<Vec<(String, String)>, Rejection> {
+    let memory: HashMap<String, Vec<u8>> = agent_memory
+        .unwrap_or_default()
+        .into_iter()
+        .map(|(k, v)| (k, v.0))
+        .collect();
+    let files = py.detach(move || -> Result<Vec<(String, Vec<u8>)>, Rejection> {
         let bytes = document.0;
         let v2: PlanRunV2 = match serde_json::from_slice(&bytes) {
             Ok(v2) => v2,
@@ -362,44 +378,118 @@ fn downgrade(py: Python<'_>, document: Data, allow_loss: bool) -> PyResult<Bound
                 });
             }
         };
-        let down = planrun_converter::downgrade::downgrade(&v2, allow_loss).map_err(|e| {
+        let down = downgrade_to_head(&v2, allow_loss).map_err(|e| {
             let kind = match e {
-                planrun_converter::downgrade::DowngradeError::WouldDrop(_) => "would_drop",
-                planrun_converter::downgrade::DowngradeError::Invalid(_) => "invalid",
+                DowngradeError::WouldDrop(_) => "would_drop",
+                DowngradeError::Invalid(_) => "invalid",
             };
             Rejection::Plain(kind, e.to_string())
         })?;
         let external_id = &down.end_user.external_id;
-        let safe = !external_id.is_empty()
-            && !external_id.starts_with('.')
-            && !external_id.contains(['/', '\\', '\0']);
-        if !safe {
-            return Err(Rejection::Plain(
-                "unsafe_name",
-                format!("end-user id {external_id:?} cannot be a file name in the store"),
-            ));
+        safe_file_name(external_id, "end-user id")?;
+        let mut files = vec![
+            (
+                format!("{}.json", v2.id),
+                to_sdk_json(&down.run).into_bytes(),
+            ),
+            (
+                format!("{}.json", v2.plan.id),
+                to_sdk_json(&down.plan).into_bytes(),
+            ),
+            (
+                format!("{external_id}.json"),
+                to_sdk_json(&down.end_user).into_bytes(),
+            ),
+        ];
+        let outputs = v2
+            .step_output_values
+            .iter()
+            .map(|v| &v.output)
+            .chain(v2.final_output.as_ref());
+        let mut copied = Vec::new();
+        for output in outputs {
+            let planrun_v2::Output::AgentMemory {
+                output_name,
+                plan_run_id,
+                ..
+            } = output
+            else {
+                continue;
+            };
+            safe_file_name(plan_run_id, "run id")?;
+            safe_file_name(output_name, "output name")?;
+            let name = format!("{plan_run_id}/{output_name}.json");
+            let held = memory
+                .get(&format!("{plan_run_id}/{output_name}"))
+                .or_else(|| memory.get(output_name.as_str()))
+                .cloned();
+            let found = match (held, &store) {
+                (Some(bytes), _) => Some(bytes),
+                (None, Some(dir)) => match std::fs::read(dir.join(&name)) {
+                    Ok(bytes) => Some(bytes),
+                    Err(err) if err.kind() == std::io::ErrorKind::NotFound => None,
+                    Err(err) => return Err(Rejection::Plain("io", format!("{name}: {err}"))),
+                },
+                (None, None) => None,
+            };
+            let Some(bytes) = found else {
+                let missing = store.as_ref().map_or_else(
+                    || name.clone(),
+                    |dir| dir.join(&name).to_string_lossy().into_owned(),
+                );
+                return Err(Rejection::Blocked(missing));
+            };
+            copied.push((name, bytes));
         }
-        Ok(vec![
-            (format!("{}.json", v2.id), to_sdk_json(&down.run)),
-            (format!("{}.json", v2.plan.id), to_sdk_json(&down.plan)),
-            (format!("{external_id}.json"), to_sdk_json(&down.end_user)),
-        ])
+        copied.sort();
+        copied.dedup();
+        files.extend(copied);
+        Ok(files)
     });
     let files = files.map_err(|why| match why {
         Rejection::Parse(error) => parse_error(py, origin, &error),
         Rejection::Plain(kind, message) => rejected(py, origin, kind, message),
+        Rejection::Blocked(missing) => {
+            let failure = planrun_store::Failure {
+                class: planrun_store::Class::Blocked,
+                file: PathBuf::from(&missing),
+                pointer: None,
+                line: 0,
+                column: 0,
+                kind: "missing_agent_memory".to_owned(),
+                message: format!(
+                    "agent-memory file {missing} not found; the SDK could not load that output's value (give store= or agent_memory=)"
+                ),
+            };
+            failure_error(py, Path::new(origin), &failure)
+        }
     })?;
     let out = PyDict::new(py);
-    for (name, text) in files {
-        out.set_item(name, PyBytes::new(py, text.as_bytes()))?;
+    for (name, bytes) in files {
+        out.set_item(name, PyBytes::new(py, &bytes))?;
     }
     Ok(out)
+}
+
+/// A name built from data must be a single path component to name a file of the store.
+fn safe_file_name(name: &str, what: &str) -> Result<(), Rejection> {
+    let ok = !name.is_empty() && !name.starts_with('.') && !name.contains(['/', '\\', '\0']);
+    if ok {
+        Ok(())
+    } else {
+        Err(Rejection::Plain(
+            "unsafe_name",
+            format!("{what} {name:?} cannot be a file name in the store"),
+        ))
+    }
 }
 
 /// Why a document was refused, before it becomes a `RejectedError`.
 enum Rejection {
     Parse(planrun_legacy::ParseError),
     Plain(&'static str, String),
+    /// The missing agent-memory file.
+    Blocked(String),
 }
 
 /// The engine's cancellation flag, set by a `KeyboardInterrupt` in the calling thread.
@@ -420,12 +510,14 @@ impl Progress for Cancel {
 /// runs). `jobs` is the number of worker threads (default: the cores); `resume` continues the
 /// migration recorded in `out`; `dry_run` converts and checks in memory and writes nothing;
 /// `shard` is `"I/N"` or `(I, N)`; `config` a `Config` or a Config file's path; `durable` fsyncs
-/// every file. `to` must be `"v2"`: migrating back (`--to r6`) is not implemented yet.
+/// every file. `to` is `"v2"` (PlanRunV2 files) or `"r6"` (a `DiskFileStorage` store the SDK at
+/// HEAD loads completely, what HEAD cannot hold kept under `out/.planrun/residue/`), as
+/// `--to` of the CLI.
 ///
 /// A `KeyboardInterrupt` stops the migration after the chunk in flight is journaled; pass
 /// `resume=True` to continue it. Raises `PlanrunError` when the migration cannot run or its
-/// verify pass fails (the CLI's exit 2); rejected and blocked runs are in the report, not
-/// errors.
+/// verify pass fails (the CLI's exit 2), `ValueError` for an unknown `to`; rejected and blocked
+/// runs are in the report, not errors.
 #[pyfunction]
 #[pyo3(signature = (src, out, *, jobs=None, resume=false, dry_run=false, to="v2", shard=None, config=None, durable=false))]
 #[allow(
@@ -444,12 +536,16 @@ fn migrate<'py>(
     config: Option<&Bound<'py, PyAny>>,
     durable: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
-    if !to.eq_ignore_ascii_case("v2") {
-        return Err(PyValueError::new_err(format!(
-            "to={to:?}: only \"v2\" is supported; migrating a store back to the SDK's format \
-             (`--to r6`) is not implemented yet"
-        )));
-    }
+    let target = match to.to_ascii_lowercase().as_str() {
+        "v2" => Target::V2,
+        "r6" => Target::R6,
+        _ => {
+            return Err(PyValueError::new_err(format!(
+                "to={to:?}: expected \"v2\" (PlanRunV2 files) or \"r6\" (a store the SDK at HEAD \
+                 loads), as `planrun migrate --to` takes"
+            )))
+        }
+    };
     let jobs = match jobs {
         Some(0) => return Err(PyValueError::new_err("jobs must be at least 1")),
         Some(n) => n,
@@ -484,6 +580,7 @@ fn migrate<'py>(
         durable,
         chunk_size: DEFAULT_CHUNK_SIZE,
         config: (*config).clone(),
+        target,
     };
 
     let cancel = Arc::new(AtomicBool::new(false));
