@@ -165,3 +165,10 @@ def migrate(
     Raises ValueError for bad arguments, and PlanrunError when the migration cannot run or its
     verify pass fails; rejected and blocked runs are in the report.
     """
+
+def check(path: StrPath, sdk: Literal["HEAD"] = "HEAD") -> list[dict[str, Any]]:
+    """What the SDK at HEAD would do with each file under `path` (`planrun check PATH`).
+
+    One dict per JSON file: `{"path", "loads", "fails", "changes_on_save"}`. Raises
+    ValueError for any `sdk` but "HEAD", OSError when `path` cannot be read.
+    """

@@ -264,3 +264,17 @@ def test_downgrade_refuses_what_is_not_a_plan_run_v2_with_its_position():
     with pytest.raises(pm.RejectedError) as rejected:
         pm.downgrade("[")
     assert rejected.value.kind == "syntax"
+
+
+def test_check_reports_what_planrun_check_reports(corpus, planrun, tmp_path):
+    for path in [EXAMPLE_STORE, *sorted(corpus.glob("*/disk_storage")), corpus / "R6" / "plan_runs"]:
+        result = cli(planrun, "--format", "json", "check", path)
+        assert result.returncode in (0, 1), result.stderr.decode()
+        expected = [json.loads(line) for line in result.stdout.decode().splitlines()]
+        assert pm.check(path) == expected, path
+        assert pm.check(str(path), sdk="head") == expected
+    assert any(not line["loads"] for line in pm.check(corpus / "W1" / "disk_storage"))
+    with pytest.raises(ValueError, match="HEAD"):
+        pm.check(EXAMPLE_STORE, sdk="0.4.0")
+    with pytest.raises(FileNotFoundError):
+        pm.check(tmp_path / "none")
