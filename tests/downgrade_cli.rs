@@ -184,9 +184,9 @@ fn a_v2_store_becomes_one_head_store_with_its_residue_beside_it() {
     let residue: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(residue).unwrap()).unwrap();
     assert!(
-        residue["dropped"]
+        residue["legacy"]["entries"]
             .as_object()
-            .is_some_and(|d| !d.is_empty()),
+            .is_some_and(|d| d.keys().any(|k| k.contains("execution_context"))),
         "{residue}"
     );
     let report: serde_json::Value =

@@ -92,9 +92,11 @@ fn what_head_cannot_hold_is_in_the_residue_and_the_report_drops_nothing() {
     // in a HEAD run: it is kept, by value, beside the store.
     let residue =
         json(&dst.join(".planrun/residue/prun-3b7e9d2a-4c5f-4a6b-8d7e-9f0a1b2c3d4e.json"));
-    let dropped = residue["dropped"].as_object().expect("dropped values");
+    let kept = residue["legacy"]["entries"]
+        .as_object()
+        .expect("the V2 residue");
     assert!(
-        dropped.keys().any(|k| k.contains("execution_context")),
+        kept.keys().any(|k| k.contains("execution_context")),
         "{residue}"
     );
     let report = json(&dst.join(".planrun/report.json"));
@@ -132,4 +134,80 @@ fn a_head_migration_resumes_as_itself_and_never_as_a_v2_one() {
         "{}",
         show(&v2)
     );
+}
+
+/// Migrates `store` to V2 directly, and through a HEAD store (`--to r6`, then back to V2), and
+/// downgrades the V2 store and migrates that back too; all three V2 trees must be the same bytes.
+fn assert_round_trips(store: &Path, tmp: &Path) {
+    let direct = tmp.join("v2");
+    let head = tmp.join("head");
+    let back = tmp.join("back");
+    let down = tmp.join("down");
+    let again = tmp.join("again");
+    for (argv, what) in [
+        (
+            args(&[&"migrate", &store, &"--out", &direct]),
+            "legacy to V2",
+        ),
+        (
+            args(&[&"migrate", &store, &"--out", &head, &"--to", &"r6"]),
+            "legacy to HEAD",
+        ),
+        (args(&[&"migrate", &head, &"--out", &back]), "HEAD to V2"),
+        (
+            args(&[&"downgrade", &direct, &"--out-dir", &down]),
+            "V2 to HEAD",
+        ),
+        (
+            args(&[&"migrate", &down, &"--out", &again]),
+            "downgraded HEAD to V2",
+        ),
+    ] {
+        let output = run(argv);
+        assert_eq!(
+            code(&output),
+            0,
+            "{what} ({}): {}",
+            store.display(),
+            show(&output)
+        );
+    }
+    let direct = tree(&direct, &[".planrun"]);
+    assert!(!direct.is_empty());
+    for (name, other) in [("legacy → HEAD → V2", &back), ("V2 → HEAD → V2", &again)] {
+        let other = tree(other, &[".planrun"]);
+        assert!(
+            direct == other,
+            "{name} differs for {}: {}",
+            store.display(),
+            first_difference(&direct, &other)
+        );
+    }
+}
+
+#[test]
+fn v2_and_head_stores_convert_into_each_other_byte_for_byte() {
+    let mut stores = corpus_stores();
+    stores.push(example_store());
+    for store in &stores {
+        let tmp = tempfile::tempdir().unwrap();
+        assert_round_trips(store, tmp.path());
+    }
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 4, ..Default::default() })]
+
+    #[test]
+    fn generated_stores_round_trip_through_head(seed in proptest::prelude::any::<u64>()) {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = tmp.path().join("store");
+        let opts = planrun_gen::GenOptions {
+            runs: 160,
+            seed,
+            ..planrun_gen::GenOptions::default()
+        };
+        planrun_gen::generate(&opts, &store).unwrap();
+        assert_round_trips(&store, tmp.path());
+    }
 }

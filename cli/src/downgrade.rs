@@ -134,7 +134,7 @@ fn store(globals: &Globals, args: &Args) -> anyhow::Result<Outcome> {
             }
         }
         match downgrade_to_head(&v2, true) {
-            Ok(down) => runs.push((v2.id.clone(), down)),
+            Ok(down) => runs.push((v2, down)),
             Err(err) => failed.push(format!("rejected: {}: {err}", path.display())),
         }
     }
@@ -153,7 +153,10 @@ fn store(globals: &Globals, args: &Args) -> anyhow::Result<Outcome> {
         "files": files.len(),
         "conflicts": head.conflicts,
         "failures": failed,
-        "reports": runs.iter().map(|(id, d)| (id.clone(), serde_json::to_value(&d.report).unwrap_or_default())).collect::<serde_json::Map<_, _>>(),
+        "reports": runs
+            .iter()
+            .map(|(v2, d)| (v2.id.clone(), serde_json::to_value(&d.report).unwrap_or_default()))
+            .collect::<serde_json::Map<_, _>>(),
     });
     let mut report_text = serde_json::to_string_pretty(&report)?;
     report_text.push('\n');

@@ -26,6 +26,18 @@ pub struct Downgraded {
     pub end_user: planrun_legacy::EndUser,
     /// What could not be written back, and what was rewritten.
     pub report: LossReport,
+    /// What bringing the run and plan to HEAD's form changed ([`downgrade_to_head`]; empty
+    /// after [`downgrade`]), so that a residue can undo it.
+    pub undo: Undo,
+}
+
+/// The changes [`downgrade_to_head`] made to a run and its plan, with pointers into each file.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Undo {
+    /// Into the run file.
+    pub run: Vec<Normalization>,
+    /// Into the plan file.
+    pub plan: Vec<Normalization>,
 }
 
 /// Why a V2 document was not downgraded.
@@ -88,6 +100,10 @@ pub fn downgrade_to_head(v2: &PlanRunV2, allow_loss: bool) -> Result<Downgraded,
             }
         }
     }
+    down.undo = Undo {
+        run: run.changes.clone(),
+        plan: plan.changes.clone(),
+    };
     down.plan = plan.document;
     down.run = run.document;
     Ok(down)
@@ -214,6 +230,7 @@ pub fn downgrade(v2: &PlanRunV2, allow_loss: bool) -> Result<Downgraded, Downgra
         plan,
         end_user,
         report,
+        undo: Undo::default(),
     })
 }
 

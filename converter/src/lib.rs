@@ -10,6 +10,7 @@ mod ids;
 pub mod plan;
 pub mod renames;
 pub mod report;
+pub mod residue;
 pub mod run_context;
 pub mod upgrade;
 

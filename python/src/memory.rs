@@ -55,6 +55,7 @@ impl Store for MemoryStore {
                 Some(user) => Ok(Some(user.clone())),
                 None => self.fall_back(doc),
             },
+            Doc::Residue(_) => self.fall_back(doc),
             Doc::AgentMemory {
                 run_id,
                 output_name,

@@ -21,7 +21,8 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use planrun_converter::chain::to_r6_with_tree;
-use planrun_converter::report::LossReport;
+use planrun_converter::report::{EntryKind, LossReport};
+use planrun_converter::residue::{residue_path, Residue};
 use planrun_converter::upgrade::{upgrade_at, ConvertError, Sources};
 use planrun_legacy::json::{from_tree, located, parse_value};
 use planrun_legacy::{DocKind, ErrorKind, LegacyDocument, Parsed};
@@ -158,10 +159,16 @@ fn convert_in(
         outcome: Err(Failure::rejected(origin, "internal", "not converted")),
     };
     let name = file_name.filter(|n| is_run_file_name(n));
-    match planrun_legacy::parse_keeping_tree(bytes) {
+    let residue = store.and_then(|(s, _)| residue_of(s, name?, bytes));
+    let undone = match &residue {
+        Some(Kept::Applies(_, undone)) => undone.as_slice(),
+        _ => bytes,
+    };
+    match planrun_legacy::parse_keeping_tree(undone) {
         Ok((parsed, tree)) => {
             result.source_version = Some(parsed.detection.versions.to_string());
-            result.outcome = convert_legacy(&parsed, tree, origin, name, store, config);
+            result.outcome =
+                convert_legacy(&parsed, tree, origin, name, store, config, residue.as_ref());
         }
         Err(legacy_error) => match current(bytes, origin, name, store.map(|(s, _)| s)) {
             Some(outcome) => {
@@ -174,6 +181,35 @@ fn convert_in(
     result
 }
 
+/// A run's residue in a HEAD store, as found beside it.
+enum Kept {
+    /// It was made with this very run file: the residue, and the run file as it was before
+    /// HEAD's form was made of it.
+    Applies(Box<Residue>, Vec<u8>),
+    /// It was made with another version of the run file (the SDK has saved the run since), or
+    /// it cannot be read: it does not apply, and what it holds is not in the V2 document.
+    Stale(PathBuf),
+}
+
+/// The residue the store keeps of the run file `name` holding `bytes`, if it keeps one.
+fn residue_of(store: &dyn Store, name: &str, bytes: &[u8]) -> Option<Kept> {
+    let id = name.strip_suffix(".json")?;
+    let doc = Doc::Residue(id);
+    let path = store.locate(&doc.relative());
+    let text = match store.read(doc) {
+        Ok(Some(text)) => text,
+        Ok(None) => return None,
+        Err(_) => return Some(Kept::Stale(path)),
+    };
+    match Residue::read(&text) {
+        Some(residue) => match residue.undo_run(bytes) {
+            Some(undone) => Some(Kept::Applies(Box::new(residue), undone)),
+            None => Some(Kept::Stale(path)),
+        },
+        None => Some(Kept::Stale(path)),
+    }
+}
+
 fn convert_legacy(
     parsed: &Parsed,
     tree: Option<Value>,
@@ -181,7 +217,12 @@ fn convert_legacy(
     name: Option<&str>,
     store: Option<(&dyn Store, &EndUsers)>,
     config: &ResolvedConfig,
+    residue: Option<&Kept>,
 ) -> Result<RunOutput, Failure> {
+    let applies = match residue {
+        Some(Kept::Applies(residue, _)) => Some(residue),
+        _ => None,
+    };
     let store_only = store.map(|(s, _)| s);
     let Some(run) = parsed.as_run() else {
         return Err(Failure::rejected(
@@ -214,7 +255,10 @@ fn convert_legacy(
     }
     let plan_id = run.plan_id().to_string();
     let plan_doc = match store_only {
-        Some(store) => read_reference(store, Doc::Plan(&plan_id), DocKind::Plan, "plan")?,
+        Some(store) => match applies {
+            Some(residue) => read_plan_with(store, &plan_id, residue)?,
+            None => read_reference(store, Doc::Plan(&plan_id), DocKind::Plan, "plan")?,
+        },
         None => None,
     };
     let plan = plan_doc.as_ref().map(|p| match &p.document {
@@ -302,6 +346,31 @@ fn convert_legacy(
         ConvertError::Rejected(message) => Failure::rejected(origin, "mismatch", message),
         ConvertError::Chain(e) => Failure::rejected(origin, "internal", e.to_string()),
     })?;
+    let mut converted = converted;
+    match residue {
+        Some(Kept::Applies(residue, _)) => {
+            residue
+                .restore(&mut converted.run)
+                .map_err(|why| Failure::rejected(origin, "mismatch", why))?;
+            converted.report.push(
+                EntryKind::Moved,
+                Some(residue_path(&converted.run.id)),
+                Some("/legacy".to_owned()),
+                "what the HEAD store could not hold, put back from the residue planrun kept \
+                 beside it",
+                None,
+            );
+        }
+        Some(Kept::Stale(path)) => converted.report.push(
+            EntryKind::Dropped,
+            Some(path.to_string_lossy().into_owned()),
+            None,
+            "the residue planrun kept beside this HEAD store no longer fits the run (the SDK \
+             has saved it since), so what it holds is not in this document",
+            None,
+        ),
+        None => {}
+    }
     let id = converted.run.id.clone();
     check_output_name(&id, name, origin)?;
     let mut report = config.report.clone();
@@ -431,6 +500,38 @@ fn check_output_name(id: &str, name: Option<&str>, origin: &Path) -> Result<(), 
         }
     }
     Ok(())
+}
+
+/// The plan of a run with a residue: the run's own plan when the residue holds it, else the
+/// store's plan file, each with HEAD's changes undone when it is the file the residue was made
+/// with.
+fn read_plan_with(store: &dyn Store, plan_id: &str, residue: &Residue) -> Reference {
+    let doc = Doc::Plan(plan_id);
+    let path = store.locate(&doc.relative());
+    let bytes = match &residue.plan {
+        Some(plan) => planrun_legacy::json::to_sdk_json(plan).into_bytes(),
+        None => match store.read(doc) {
+            Ok(Some(bytes)) => bytes,
+            Ok(None) => return Ok(None),
+            Err(mut failure) => {
+                failure.message = format!("the plan file: {}", failure.message);
+                return Err(failure);
+            }
+        },
+    };
+    let bytes = residue.undo_plan(&bytes).unwrap_or(bytes);
+    let parsed = planrun_legacy::parse(&bytes).map_err(|e| Failure::parse(e, &path))?;
+    if parsed.detection.kind != DocKind::Plan {
+        return Err(Failure::rejected(
+            &path,
+            "mismatch",
+            format!(
+                "the plan file holds a {} document, not a plan",
+                parsed.detection.kind.as_str()
+            ),
+        ));
+    }
+    Ok(Some(parsed))
 }
 
 /// Reads a referenced document (plan, end user): `Ok(None)` when the store has none.

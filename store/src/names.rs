@@ -16,15 +16,7 @@ pub fn run_key(name: &str) -> Option<&str> {
     RUN_PREFIXES.iter().find_map(|p| stem.strip_prefix(p))
 }
 
-/// FNV-1a, 64 bits: the stable hash of shard assignment and of output checksums.
-pub fn fnv1a64(bytes: &[u8]) -> u64 {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for byte in bytes {
-        hash ^= u64::from(*byte);
-        hash = hash.wrapping_mul(0x0100_0000_01b3);
-    }
-    hash
-}
+pub use planrun_wire::hash::fnv1a64;
 
 /// Why a name built from data cannot name a file.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -103,12 +95,5 @@ mod tests {
             .map(String::from)
             .to_vec();
         assert_eq!(conflicts(&names), vec![None, Some(0), None, Some(0)]);
-    }
-
-    #[test]
-    fn fnv1a64_matches_the_reference_values() {
-        assert_eq!(fnv1a64(b""), 0xcbf2_9ce4_8422_2325);
-        assert_eq!(fnv1a64(b"a"), 0xaf63_dc4c_8601_ec8c);
-        assert_eq!(fnv1a64(b"foobar"), 0x8594_4171_f739_67e8);
     }
 }

@@ -18,6 +18,8 @@ pub enum Doc<'a> {
     Plan(&'a str),
     /// An end user, by its `external_id`.
     EndUser(&'a str),
+    /// The residue planrun keeps of a run of a HEAD store (`--to r6`), by the run's id.
+    Residue(&'a str),
     /// A stored output: the value of an agent-memory output of a run.
     AgentMemory {
         /// The run the output belongs to (`prun-…`).
@@ -34,6 +36,7 @@ impl Doc<'_> {
         match self {
             Doc::Run(name) => PathBuf::from(name),
             Doc::Plan(id) | Doc::EndUser(id) => PathBuf::from(format!("{id}.json")),
+            Doc::Residue(id) => PathBuf::from(planrun_converter::residue::residue_path(id)),
             Doc::AgentMemory {
                 run_id,
                 output_name,

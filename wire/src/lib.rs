@@ -6,8 +6,10 @@
 //! * [`number`]: the exact whole value of a JSON number literal, in any notation;
 //! * [`secret`]: secrets and credential-bearing URLs, only ever written masked, and one rule for
 //!   what a URL's masking hides;
-//! * [`schema`]: publishing JSON Schemas with the same header and descriptions.
+//! * [`schema`]: publishing JSON Schemas with the same header and descriptions;
+//! * [`hash`]: the stable FNV-1a hash of names and small texts.
 
+pub mod hash;
 pub mod number;
 pub mod schema;
 pub mod secret;

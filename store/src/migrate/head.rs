@@ -9,12 +9,11 @@
 use std::path::PathBuf;
 
 use planrun_converter::downgrade::downgrade_to_head;
-use planrun_converter::head_store::{keep_dropped, residue_path};
 use planrun_converter::report::LossReport;
+use planrun_converter::residue::{residue_path, Residue};
 use planrun_legacy::json::to_sdk_json;
-use planrun_legacy::{DocKind, LegacyDocument, LegacyRun};
+use planrun_legacy::{LegacyDocument, LegacyRun};
 use planrun_v2::PlanRunV2;
-use serde_json::{Map, Value};
 
 use crate::{Doc, Failure, RunOutput, Store};
 
@@ -39,46 +38,32 @@ pub(super) fn outputs(
         .map_err(|e| Failure::rejected(origin, "internal", format!("V2 output unreadable: {e}")))?;
     let mut down = downgrade_to_head(&v2, true)
         .map_err(|e| Failure::rejected(origin, "mismatch", e.to_string()))?;
-    let mut residue = Map::new();
-    let dropped = keep_dropped(&v2.id, &mut down);
-    if !dropped.is_empty() {
-        residue.insert("dropped".to_owned(), Value::Object(dropped));
-    }
     let mut files = vec![(
         PathBuf::from(format!("{}.json", down.run.plan_id)),
         to_sdk_json(&down.plan).into_bytes(),
     )];
-    let external_id = &down.end_user.external_id;
-    let stored = match store.read(Doc::EndUser(external_id))? {
+    let external_id = down.end_user.external_id.clone();
+    let stored = match store.read(Doc::EndUser(&external_id))? {
         Some(bytes) => match planrun_legacy::parse(&bytes) {
-            Ok(parsed) if parsed.detection.kind == DocKind::EndUser => match parsed.document {
+            Ok(parsed) => match parsed.document {
                 LegacyDocument::EndUser(user) => Some(user),
                 _ => None,
             },
-            _ => None,
+            Err(_) => None,
         },
         None => None,
     };
-    let keep_user = match &stored {
-        Some(user) => {
-            files.push((
-                PathBuf::from(format!("{external_id}.json")),
-                to_sdk_json(user).into_bytes(),
-            ));
-            *user != down.end_user
-        }
-        None => !is_default(&down.end_user),
-    };
-    if keep_user {
-        residue.insert(
-            "end_user".to_owned(),
-            serde_json::to_value(&down.end_user).expect("end users are JSON"),
-        );
+    if let Some(user) = &stored {
+        files.push((
+            PathBuf::from(format!("{external_id}.json")),
+            to_sdk_json(user).into_bytes(),
+        ));
     }
-    if !residue.is_empty() {
+    let residue = Residue::of(&v2, &mut down, stored.as_ref());
+    if residue.needed() {
         files.push((
             PathBuf::from(residue_path(&v2.id)),
-            to_sdk_json(&Value::Object(residue)).into_bytes(),
+            residue.to_text().into_bytes(),
         ));
     }
     Ok(HeadOutputs {
@@ -86,14 +71,6 @@ pub(super) fn outputs(
         files,
         report: down.report,
     })
-}
-
-/// The end user the SDK makes when a run names one it has no file for: only an id.
-fn is_default(user: &planrun_legacy::EndUser) -> bool {
-    user.name.is_empty()
-        && user.email.is_empty()
-        && user.phone_number.is_empty()
-        && user.additional_data.is_empty()
 }
 
 /// A HEAD run file read back with a fresh reader: an R6 run in exactly the SDK's form, holding
