@@ -4,10 +4,9 @@
 //! or I/O error.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use anyhow::{bail, Context};
-use planrun_legacy::head::{check, Verdict};
+use anyhow::bail;
 use planrun_legacy::Normalization;
 
 use crate::common::{Format, Globals, Outcome};
@@ -31,51 +30,35 @@ pub(crate) fn run(globals: &Globals, args: Args) -> anyhow::Result<Outcome> {
             args.sdk
         );
     }
-    let mut files = Vec::new();
-    for path in &args.paths {
-        crate::common::collect(path, &mut files)
-            .with_context(|| format!("cannot read {}", path.display()))?;
-    }
-    files.retain(|f| !f.components().any(|c| c.as_os_str() == ".planrun"));
+    let checked = planrun_store::check::check_paths(&args.paths).map_err(|(err, path)| {
+        anyhow::Error::new(err).context(format!("cannot read {}", path.display()))
+    })?;
     let mut out = std::io::stdout().lock();
     let (mut failing, mut changing) = (0usize, 0usize);
-    for file in &files {
-        let bytes = crate::common::read_file(file)?;
-        let verdict = match planrun_legacy::parse(&bytes) {
-            Ok(parsed) => check(&parsed, in_run_dir(file)),
-            Err(err) => Verdict {
-                fails: vec![format!(
-                    "not a document the SDK reads: {}",
-                    err.in_file(file)
-                )],
-                changes: Vec::new(),
-            },
-        };
+    for file in &checked {
+        let verdict = &file.verdict;
         failing += usize::from(!verdict.fails.is_empty());
         changing += usize::from(verdict.fails.is_empty() && !verdict.changes.is_empty());
         match globals.format {
-            Format::Json => writeln!(
-                out,
-                "{}",
-                serde_json::json!({
-                    "path": file,
-                    "loads": verdict.fails.is_empty(),
-                    "fails": verdict.fails,
-                    "changes_on_save": verdict.changes.iter().map(change_json).collect::<Vec<_>>(),
-                })
-            )?,
+            Format::Json => writeln!(out, "{}", file.to_json())?,
             Format::Text => {
                 for why in &verdict.fails {
-                    writeln!(out, "fails    {}: {why}", file.display())?;
+                    writeln!(out, "fails    {}: {why}", file.path.display())?;
                 }
                 if verdict.fails.is_empty() && !globals.quiet {
                     for change in &verdict.changes {
-                        writeln!(out, "changes  {}: {}", file.display(), change_text(change))?;
+                        writeln!(
+                            out,
+                            "changes  {}: {}",
+                            file.path.display(),
+                            change_text(change)
+                        )?;
                     }
                 }
             }
         }
     }
+    let files = &checked;
     if globals.format == Format::Text && !globals.quiet {
         writeln!(
             out,
@@ -91,14 +74,6 @@ pub(crate) fn run(globals: &Globals, args: Args) -> anyhow::Result<Outcome> {
     })
 }
 
-/// Whether `file` is `<run id>/<output name>.json`: an agent-memory file.
-fn in_run_dir(file: &Path) -> bool {
-    file.parent()
-        .and_then(Path::file_name)
-        .and_then(|n| n.to_str())
-        .is_some_and(|n| n.starts_with("prun-"))
-}
-
 fn change_text(change: &Normalization) -> String {
     match change {
         Normalization::Defaulted { pointer, value } => format!("{pointer}: written as {value}"),
@@ -107,20 +82,5 @@ fn change_text(change: &Normalization) -> String {
             format!("{pointer}: {from} written as {to}")
         }
         Normalization::Reformatted => "key order or layout".to_owned(),
-    }
-}
-
-fn change_json(change: &Normalization) -> serde_json::Value {
-    match change {
-        Normalization::Defaulted { pointer, value } => {
-            serde_json::json!({"kind": "defaulted", "pointer": pointer, "value": value})
-        }
-        Normalization::Dropped { pointer, value } => {
-            serde_json::json!({"kind": "dropped", "pointer": pointer, "value": value})
-        }
-        Normalization::Coerced { pointer, from, to } => {
-            serde_json::json!({"kind": "coerced", "pointer": pointer, "from": from, "to": to})
-        }
-        Normalization::Reformatted => serde_json::json!({"kind": "reformatted"}),
     }
 }

@@ -47,19 +47,5 @@ pub(crate) fn read_file(path: &Path) -> anyhow::Result<Vec<u8>> {
 
 /// Every `.json` file under `path` (itself if it is a file), sorted; symlinks are not followed.
 pub(crate) fn collect(path: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
-    let meta = std::fs::symlink_metadata(path)?;
-    if meta.is_file() {
-        out.push(path.to_owned());
-    } else if meta.is_dir() {
-        let mut entries: Vec<_> = std::fs::read_dir(path)?.collect::<Result<_, _>>()?;
-        entries.sort_by_key(std::fs::DirEntry::file_name);
-        for entry in entries {
-            let child = entry.path();
-            let kind = entry.file_type()?;
-            if kind.is_dir() || (kind.is_file() && child.extension().is_some_and(|e| e == "json")) {
-                collect(&child, out)?;
-            }
-        }
-    }
-    Ok(())
+    planrun_store::check::json_files(path, out)
 }

@@ -204,20 +204,7 @@ fn agent_memory(
 ) -> anyhow::Result<Result<Vec<(String, String)>, PathBuf>> {
     let dir = file.parent().unwrap_or_else(|| Path::new("."));
     let mut memory = Vec::new();
-    let outputs = v2
-        .step_output_values
-        .iter()
-        .map(|v| &v.output)
-        .chain(v2.final_output.as_ref());
-    for output in outputs {
-        let planrun_v2::Output::AgentMemory {
-            output_name,
-            plan_run_id,
-            ..
-        } = output
-        else {
-            continue;
-        };
+    for (plan_run_id, output_name) in v2.agent_memory() {
         let name = format!(
             "{}/{}",
             safe_name(plan_run_id)?.trim_end_matches(".json"),

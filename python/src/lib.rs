@@ -401,27 +401,14 @@ fn downgrade(
                 to_sdk_json(&down.end_user).into_bytes(),
             ),
         ];
-        let outputs = v2
-            .step_output_values
-            .iter()
-            .map(|v| &v.output)
-            .chain(v2.final_output.as_ref());
         let mut copied = Vec::new();
-        for output in outputs {
-            let planrun_v2::Output::AgentMemory {
-                output_name,
-                plan_run_id,
-                ..
-            } = output
-            else {
-                continue;
-            };
+        for (plan_run_id, output_name) in v2.agent_memory() {
             safe_file_name(plan_run_id, "run id")?;
             safe_file_name(output_name, "output name")?;
             let name = format!("{plan_run_id}/{output_name}.json");
             let held = memory
                 .get(&format!("{plan_run_id}/{output_name}"))
-                .or_else(|| memory.get(output_name.as_str()))
+                .or_else(|| memory.get(output_name))
                 .cloned();
             let found = match (held, &store) {
                 (Some(bytes), _) => Some(bytes),
@@ -501,81 +488,16 @@ fn check<'py>(py: Python<'py>, path: PathBuf, sdk: &str) -> PyResult<Bound<'py, 
              not written down yet"
         )));
     }
-    let lines = py.detach(
-        || -> Result<Vec<serde_json::Value>, (std::io::Error, PathBuf)> {
-            let mut files = Vec::new();
-            collect(&path, &mut files).map_err(|e| (e, path.clone()))?;
-            files.retain(|f| !f.components().any(|c| c.as_os_str() == ".planrun"));
-            let mut lines = Vec::with_capacity(files.len());
-            for file in files {
-                let bytes = std::fs::read(&file).map_err(|e| (e, file.clone()))?;
-                let verdict = match planrun_legacy::parse(&bytes) {
-                    Ok(parsed) => planrun_legacy::head::check(&parsed, in_run_dir(&file)),
-                    Err(err) => planrun_legacy::head::Verdict {
-                        fails: vec![format!(
-                            "not a document the SDK reads: {}",
-                            err.in_file(&file)
-                        )],
-                        changes: Vec::new(),
-                    },
-                };
-                lines.push(serde_json::json!({
-                    "path": file,
-                    "loads": verdict.fails.is_empty(),
-                    "fails": verdict.fails,
-                    "changes_on_save": verdict.changes.iter().map(change_json).collect::<Vec<_>>(),
-                }));
-            }
-            Ok(lines)
-        },
-    );
+    let lines = py.detach(|| {
+        planrun_store::check::check_paths(std::slice::from_ref(&path)).map(|checked| {
+            checked
+                .iter()
+                .map(planrun_store::check::Checked::to_json)
+                .collect::<Vec<_>>()
+        })
+    });
     let lines = lines.map_err(|(err, file)| os_error(&err, &file))?;
     json_to_py(py, &serde_json::Value::Array(lines).to_string())
-}
-
-/// Every `.json` file under `path` (itself if it is a file), sorted; symlinks are not followed
-/// (the CLI's walk).
-fn collect(path: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
-    let meta = std::fs::symlink_metadata(path)?;
-    if meta.is_file() {
-        out.push(path.to_owned());
-    } else if meta.is_dir() {
-        let mut entries: Vec<_> = std::fs::read_dir(path)?.collect::<Result<_, _>>()?;
-        entries.sort_by_key(std::fs::DirEntry::file_name);
-        for entry in entries {
-            let child = entry.path();
-            let kind = entry.file_type()?;
-            if kind.is_dir() || (kind.is_file() && child.extension().is_some_and(|e| e == "json")) {
-                collect(&child, out)?;
-            }
-        }
-    }
-    Ok(())
-}
-
-/// Whether `file` is `<run id>/<output name>.json`: an agent-memory file.
-fn in_run_dir(file: &Path) -> bool {
-    file.parent()
-        .and_then(Path::file_name)
-        .and_then(|n| n.to_str())
-        .is_some_and(|n| n.starts_with("prun-"))
-}
-
-/// A change HEAD makes on a save, as `planrun --format json check` reports it.
-fn change_json(change: &planrun_legacy::Normalization) -> serde_json::Value {
-    use planrun_legacy::Normalization;
-    match change {
-        Normalization::Defaulted { pointer, value } => {
-            serde_json::json!({"kind": "defaulted", "pointer": pointer, "value": value})
-        }
-        Normalization::Dropped { pointer, value } => {
-            serde_json::json!({"kind": "dropped", "pointer": pointer, "value": value})
-        }
-        Normalization::Coerced { pointer, from, to } => {
-            serde_json::json!({"kind": "coerced", "pointer": pointer, "from": from, "to": to})
-        }
-        Normalization::Reformatted => serde_json::json!({"kind": "reformatted"}),
-    }
 }
 
 /// Why a document was refused, before it becomes a `RejectedError`.

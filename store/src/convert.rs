@@ -439,33 +439,21 @@ fn validate_current(
     check_output_name(&run.id, name, origin)?;
     let mut agent_memory = Vec::new();
     if let Some(store) = store {
-        let outputs = run
-            .step_output_values
-            .iter()
-            .map(|v| &v.output)
-            .chain(run.final_output.as_ref());
-        for output in outputs {
-            if let planrun_v2::Output::AgentMemory {
-                output_name,
-                plan_run_id,
-                ..
-            } = output
-            {
-                if let Some(file) = memory_file(store, origin, plan_run_id, output_name)? {
-                    agent_memory.push(file);
-                } else {
-                    let missing = format!("{plan_run_id}/{output_name}.json");
-                    let doc = Doc::AgentMemory {
-                        run_id: plan_run_id,
-                        output_name,
-                    };
-                    return Err(Failure::new(
-                        Class::Blocked,
-                        &store.locate(&doc.relative()),
-                        "missing_agent_memory",
-                        format!("agent-memory file {missing} not found"),
-                    ));
-                }
+        for (plan_run_id, output_name) in run.agent_memory() {
+            if let Some(file) = memory_file(store, origin, plan_run_id, output_name)? {
+                agent_memory.push(file);
+            } else {
+                let missing = format!("{plan_run_id}/{output_name}.json");
+                let doc = Doc::AgentMemory {
+                    run_id: plan_run_id,
+                    output_name,
+                };
+                return Err(Failure::new(
+                    Class::Blocked,
+                    &store.locate(&doc.relative()),
+                    "missing_agent_memory",
+                    format!("agent-memory file {missing} not found"),
+                ));
             }
         }
     }

@@ -10,6 +10,7 @@
 //!
 //! This is the one crate of the workspace with a thread pool and system calls of its own.
 
+pub mod check;
 mod config;
 mod convert;
 pub mod disk;

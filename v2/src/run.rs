@@ -81,4 +81,24 @@ pub struct LegacyResidue {
 }
 
 serde_object!(PlanRunV2, LegacyResidue);
+
+impl PlanRunV2 {
+    /// The agent-memory values the run's outputs point at, as `(run id, output name)`, step
+    /// outputs first, then the final output: a store keeps each as
+    /// `<run id>/<output name>.json`.
+    pub fn agent_memory(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.step_output_values
+            .iter()
+            .map(|v| &v.output)
+            .chain(self.final_output.as_ref())
+            .filter_map(|output| match output {
+                crate::Output::AgentMemory {
+                    output_name,
+                    plan_run_id,
+                    ..
+                } => Some((plan_run_id.as_str(), output_name.as_str())),
+                crate::Output::Local { .. } => None,
+            })
+    }
+}
 serde_unit!(PlanRunState);
