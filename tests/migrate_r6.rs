@@ -211,3 +211,37 @@ proptest::proptest! {
         assert_round_trips(&store, tmp.path());
     }
 }
+
+#[test]
+fn a_run_the_sdk_saved_again_keeps_its_new_state_and_says_its_residue_no_longer_fits() {
+    let tmp = tempfile::tempdir().unwrap();
+    let head = tmp.path().join("head");
+    assert_eq!(to_head(&example_store(), &head, &[]), 0);
+    // The SDK at HEAD resumes the W1 workflow and saves it: its file changes, so the residue
+    // made for the old file must not be applied to the new one.
+    let run = head.join("prun-3b7e9d2a-4c5f-4a6b-8d7e-9f0a1b2c3d4e.json");
+    let text = std::fs::read_to_string(&run).unwrap();
+    let saved = text.replacen("\"current_step_index\": 1", "\"current_step_index\": 2", 1);
+    assert_ne!(saved, text, "the fixture's step index moved");
+    std::fs::write(&run, saved).unwrap();
+    let back = tmp.path().join("back");
+    let output = run_argv(&[&"migrate", &head, &"--out", &back]);
+    assert_eq!(code(&output), 0, "{}", show(&output));
+    let v2 = json(&back.join("prun-3b7e9d2a-4c5f-4a6b-8d7e-9f0a1b2c3d4e.json"));
+    assert_eq!(v2["current_step_index"], 2, "the SDK's new state wins");
+    assert!(
+        v2.get("legacy").is_none(),
+        "the stale residue is not applied: {v2}"
+    );
+    let report = json(&back.join(".planrun/report.json"));
+    assert_eq!(
+        outcomes(&report)["converted_with_loss"],
+        1,
+        "{}",
+        report["outcomes"]
+    );
+}
+
+fn run_argv(items: &[&dyn AsRef<std::ffi::OsStr>]) -> std::process::Output {
+    run(args(items))
+}
