@@ -64,6 +64,13 @@ fn every_corpus_store_becomes_a_head_store_and_r6_files_come_out_as_they_were() 
         let dst = tmp.path().join(format!("head-{i}"));
         assert_eq!(to_head(store, &dst, &[]), 0, "{}", store.display());
         assert_head_store(&dst);
+        // Every plan and end user of the store is there, those no run refers to as well.
+        for (name, _) in tree(store, &[]) {
+            let document = !name.contains('/') && !run_files(store).contains(&name);
+            if document && name.ends_with(".json") {
+                assert!(dst.join(&name).is_file(), "{}: {name}", store.display());
+            }
+        }
         let runs = run_files(store);
         let written: Vec<String> = run_files(&dst);
         assert_eq!(written.len(), runs.len(), "{}", store.display());

@@ -41,6 +41,7 @@ impl Store for MemoryStore {
         Ok(Listing {
             runs: vec![RUN_NAME.to_owned()],
             ignored: Vec::new(),
+            documents: Vec::new(),
         })
     }
 

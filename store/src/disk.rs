@@ -174,6 +174,8 @@ pub fn list_store(dir: &Path) -> io::Result<Listing> {
             listing
                 .ignored
                 .push((dir.join(&name), "not a regular file".to_owned()));
+        } else if kind.is_file() && text.ends_with(".json") {
+            listing.documents.push(text.to_owned());
         }
     }
     Ok(listing)

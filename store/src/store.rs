@@ -55,6 +55,10 @@ pub struct Listing {
     /// Entries a migration does not read by itself, with why: symlinks, special files and
     /// non-UTF-8 names. Plans, end users and agent-memory directories are not listed.
     pub ignored: Vec<(PathBuf, String)>,
+    /// The store's other documents, by name: top-level `.json` regular files that are not runs
+    /// (plans, end users). A migration to V2 reads them through the runs that refer to them; one
+    /// to a HEAD store (`--to r6`) also carries over those no run refers to.
+    pub documents: Vec<String>,
 }
 
 /// A store of legacy documents that conversions read and batch migrations list.

@@ -91,3 +91,75 @@ pub(super) fn check_document(bytes: &[u8], id: &str) -> Result<(), String> {
         other => Err(format!("holds run {other:?}")),
     }
 }
+
+/// What [`copy_documents`] did.
+pub(super) struct Copied {
+    /// Documents written.
+    pub(super) written: u64,
+    /// Documents that are neither a plan nor an end user, by name, with why they stay behind.
+    pub(super) skipped: Vec<(String, String)>,
+}
+
+/// Writes the HEAD form of every plan and end user of `documents` that `shard` owns (by the
+/// FNV-1a hash of its name, like runs), so a HEAD store also holds those no run refers to.
+/// A run that refers to one writes the same bytes, so the two may race harmlessly.
+pub(super) fn copy_documents(
+    store: &dyn Store,
+    sink: &dyn crate::Sink,
+    documents: &[String],
+    shard: Option<super::Shard>,
+) -> Result<Copied, (std::io::Error, String)> {
+    let mut copied = Copied {
+        written: 0,
+        skipped: Vec::new(),
+    };
+    for name in documents {
+        if shard.is_some_and(|s| !s.owns(name)) {
+            continue;
+        }
+        let Some(id) = name.strip_suffix(".json") else {
+            continue;
+        };
+        let doc = if id.starts_with("plan-") {
+            Doc::Plan(id)
+        } else {
+            Doc::EndUser(id)
+        };
+        let bytes = match store.read(doc) {
+            Ok(Some(bytes)) => bytes,
+            Ok(None) => continue,
+            Err(failure) => {
+                copied.skipped.push((name.clone(), failure.message));
+                continue;
+            }
+        };
+        let text = match planrun_legacy::parse(&bytes) {
+            Ok(parsed) => match parsed.document {
+                LegacyDocument::Plan(plan) => {
+                    to_sdk_json(&planrun_legacy::head::plan(&plan).document)
+                }
+                LegacyDocument::EndUser(user) => to_sdk_json(&user),
+                _ => {
+                    copied.skipped.push((
+                        name.clone(),
+                        format!(
+                            "a {} document: a HEAD store holds runs, plans and end users only",
+                            parsed.detection.kind.as_str()
+                        ),
+                    ));
+                    continue;
+                }
+            },
+            Err(err) => {
+                copied
+                    .skipped
+                    .push((name.clone(), format!("not read: {err}")));
+                continue;
+            }
+        };
+        sink.write(std::path::Path::new(name), text.as_bytes())
+            .map_err(|e| (e, name.clone()))?;
+        copied.written += 1;
+    }
+    Ok(copied)
+}

@@ -407,6 +407,14 @@ pub fn migrate(opts: &Options, progress: &dyn Progress) -> Result<Summary, Migra
     let dst_dir = File::open(&dst).map_err(io_err("cannot open", &dst))?;
     progress.begin(todo.len() as u64, skipped);
     convert_all(&ctx, opts, &todo, &pool, &mut journal, &dst_dir, progress)?;
+    if opts.target == Target::R6 {
+        let copied = head::copy_documents(&ctx.store, &ctx.sink, &listing.documents, opts.shard)
+            .map_err(|(err, path)| io_err("cannot write", &dst.join(path))(err))?;
+        builder.documents_copied(copied.written);
+        for (name, why) in copied.skipped {
+            builder.ignore(&src.join(name), &why);
+        }
+    }
     if !opts.durable {
         crate::fsio::syncfs(&dst_dir).map_err(io_err("cannot sync", &dst))?;
     }

@@ -55,6 +55,10 @@ pub struct BatchReport {
     pub entries: EntryTotals,
     /// Agent-memory files copied.
     pub agent_memory_files: u64,
+    /// With `--to r6`: the store's plans and end users carried over in HEAD's form, whether a
+    /// run refers to them or not (each shard carries those its name hash owns).
+    #[serde(default)]
+    pub documents_copied: u64,
     /// Outputs re-read and checked by the verify pass.
     pub verified: u64,
     /// The slowest runs, slowest first.
@@ -200,6 +204,7 @@ impl Builder {
                     per_field: IndexMap::new(),
                 },
                 agent_memory_files: 0,
+                documents_copied: 0,
                 verified: 0,
                 slowest: Vec::new(),
                 largest: Vec::new(),
@@ -226,7 +231,14 @@ impl Builder {
             bump(&mut report.entries.per_kind, kind, *n);
             bump_nested(&mut report.entries.per_field, field, kind, *n);
         }
-        report.agent_memory_files += line.memory.as_ref().map_or(0, |m| m.len() as u64);
+        // With `--to r6` a run's files also hold its plan, end user and residue; agent memory is
+        // what lies in the run's own directory.
+        report.agent_memory_files += line
+            .memory
+            .iter()
+            .flatten()
+            .filter(|m| m.path.contains('/') && !m.path.starts_with(super::CONTROL_DIR))
+            .count() as u64;
         let stat = RunStat {
             path: path.clone(),
             id: line.id.clone(),
@@ -266,6 +278,11 @@ impl Builder {
     /// Records how many outputs the verify pass checked.
     pub fn verified(&mut self, n: u64) {
         self.report.verified = n;
+    }
+
+    /// Records how many of the store's other documents were carried over (`--to r6`).
+    pub fn documents_copied(&mut self, n: u64) {
+        self.report.documents_copied = n;
     }
 
     /// The finished report, every list in its documented order.
@@ -408,6 +425,7 @@ pub fn merge(reports: Vec<BatchReport>) -> Result<BatchReport, MergeError> {
             add_counts(merged.entries.per_field.entry(field).or_default(), kinds);
         }
         merged.agent_memory_files += report.agent_memory_files;
+        merged.documents_copied += report.documents_copied;
         merged.verified += report.verified;
         merged.slowest.extend(report.slowest);
         merged.largest.extend(report.largest);
@@ -475,6 +493,13 @@ impl BatchReport {
             "  agent-memory files copied: {}; outputs verified: {}",
             self.agent_memory_files, self.verified
         );
+        if self.documents_copied > 0 {
+            let _ = writeln!(
+                out,
+                "  plans and end users carried over in HEAD's form: {}",
+                self.documents_copied
+            );
+        }
         for failure in &self.failures {
             let at = if failure.line > 0 {
                 format!(":{}:{}", failure.line, failure.column)
