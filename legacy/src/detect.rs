@@ -524,8 +524,11 @@ fn plan_facts(facts: &mut Facts, obj: &Map<String, Value>) {
         .and_then(Value::as_array)
     {
         let names: Vec<&str> = tools.iter().filter_map(Value::as_str).collect();
+        // Soft: the SDK sorts tool_ids only when it writes a plan (from 0.1.6) and reads them in
+        // any order, so a plan another tool wrote (a downgrade of a V2 plan, say) may hold them
+        // unsorted in any release.
         if names.windows(2).any(|w| w[0] > w[1]) {
-            facts.hard(
+            facts.soft(
                 "/plan_context/tool_ids".into(),
                 "unsorted tool_ids (sorted from 0.1.6)",
                 all(W1, R1),

@@ -182,3 +182,28 @@ fn errors_name_their_file_when_the_caller_gives_it() {
     let err = error("{").in_file("store/prun-x.json");
     assert!(err.to_string().starts_with("store/prun-x.json:1:"), "{err}");
 }
+
+#[test]
+fn unsorted_tool_ids_do_not_contradict_later_plan_keys() {
+    // Pins Plan.serialize_tool_ids (0.1.6 to HEAD): the SDK sorts tool_ids when it writes a plan
+    // but reads them in any order. A plan with HEAD-era `plan_inputs` and unsorted tool_ids (what
+    // downgrading a V2 plan with unsorted tool_ids wrote) is read, not refused as contradictory.
+    let plan = r#"{
+    "id": "plan-5ccec58f-0e70-4378-a129-7842bc337b8d",
+    "plan_context": {
+        "query": "q",
+        "tool_ids": [
+            "weather_tool",
+            "llm_tool"
+        ]
+    },
+    "steps": [],
+    "plan_inputs": []
+}"#;
+    let parsed = parse(plan.as_bytes()).expect("read");
+    assert_eq!(parsed.detection.versions.to_string(), "R6");
+    // Alone, unsorted tool_ids still point at the releases before 0.1.6.
+    let old = plan.replace(",\n    \"plan_inputs\": []", "");
+    let parsed = parse(old.as_bytes()).expect("read");
+    assert_eq!(parsed.detection.versions.to_string(), "W1–R1");
+}
