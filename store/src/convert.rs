@@ -108,7 +108,7 @@ impl EndUsers {
     /// The most end-user documents held.
     pub const CAPACITY: usize = 4096;
 
-    fn get(&self, store: &dyn Store, external_id: &str) -> Arc<Reference> {
+    pub(crate) fn get(&self, store: &dyn Store, external_id: &str) -> Arc<Reference> {
         let lock = || self.read.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(hit) = lock().get(external_id) {
             return Arc::clone(hit);
@@ -495,46 +495,50 @@ fn check_output_name(id: &str, name: Option<&str>, origin: &Path) -> Result<(), 
 /// with.
 fn read_plan_with(store: &dyn Store, plan_id: &str, residue: &Residue) -> Reference {
     let doc = Doc::Plan(plan_id);
-    let path = store.locate(&doc.relative());
     let bytes = match &residue.plan {
         Some(plan) => planrun_legacy::json::to_sdk_json(plan).into_bytes(),
-        None => match store.read(doc) {
-            Ok(Some(bytes)) => bytes,
-            Ok(None) => return Ok(None),
-            Err(mut failure) => {
-                failure.message = format!("the plan file: {}", failure.message);
-                return Err(failure);
-            }
+        None => match read_bytes(store, doc, "plan")? {
+            Some(bytes) => bytes,
+            None => return Ok(None),
         },
     };
     let bytes = residue.undo_plan(&bytes).unwrap_or(bytes);
-    let parsed = planrun_legacy::parse(&bytes).map_err(|e| Failure::parse(e, &path))?;
-    if parsed.detection.kind != DocKind::Plan {
-        return Err(Failure::rejected(
-            &path,
-            "mismatch",
-            format!(
-                "the plan file holds a {} document, not a plan",
-                parsed.detection.kind.as_str()
-            ),
-        ));
-    }
-    Ok(Some(parsed))
+    parse_reference(
+        &bytes,
+        &store.locate(&doc.relative()),
+        DocKind::Plan,
+        "plan",
+    )
+    .map(Some)
 }
 
 /// Reads a referenced document (plan, end user): `Ok(None)` when the store has none.
 fn read_reference(store: &dyn Store, doc: Doc<'_>, kind: DocKind, what: &str) -> Reference {
-    let path = store.locate(&doc.relative());
-    let path = path.as_path();
-    let bytes = match store.read(doc) {
-        Ok(Some(bytes)) => bytes,
-        Ok(None) => return Ok(None),
-        Err(mut failure) => {
-            failure.message = format!("the {what} file: {}", failure.message);
-            return Err(failure);
+    match read_bytes(store, doc, what)? {
+        Some(bytes) => {
+            parse_reference(&bytes, &store.locate(&doc.relative()), kind, what).map(Some)
         }
-    };
-    let parsed = planrun_legacy::parse(&bytes).map_err(|e| Failure::parse(e, path))?;
+        None => Ok(None),
+    }
+}
+
+/// The bytes of a referenced document, `None` when the store has none; a failure names the
+/// `what` file.
+fn read_bytes(store: &dyn Store, doc: Doc<'_>, what: &str) -> Result<Option<Vec<u8>>, Failure> {
+    store.read(doc).map_err(|mut failure| {
+        failure.message = format!("the {what} file: {}", failure.message);
+        failure
+    })
+}
+
+/// A referenced document read from `bytes` (the file at `path`), which must be of `kind`.
+fn parse_reference(
+    bytes: &[u8],
+    path: &Path,
+    kind: DocKind,
+    what: &str,
+) -> Result<Parsed, Failure> {
+    let parsed = planrun_legacy::parse(bytes).map_err(|e| Failure::parse(e, path))?;
     if parsed.detection.kind != kind {
         return Err(Failure::rejected(
             path,
@@ -546,7 +550,7 @@ fn read_reference(store: &dyn Store, doc: Doc<'_>, kind: DocKind, what: &str) ->
             ),
         ));
     }
-    Ok(Some(parsed))
+    Ok(parsed)
 }
 
 /// Checks the agent-memory file `<run_id>/<output_name>.json` of the store: `Ok(None)` when it

@@ -15,7 +15,7 @@ use planrun_legacy::json::to_sdk_json;
 use planrun_legacy::{LegacyDocument, LegacyRun};
 use planrun_v2::PlanRunV2;
 
-use crate::{Doc, Failure, RunOutput, Store};
+use crate::{Doc, EndUsers, Failure, RunOutput, Store};
 
 /// The files of one run in a HEAD store.
 pub(super) struct HeadOutputs {
@@ -31,6 +31,7 @@ pub(super) struct HeadOutputs {
 /// The HEAD-store files of a converted run. `origin` names the run in failures.
 pub(super) fn outputs(
     store: &dyn Store,
+    end_users: &EndUsers,
     origin: &std::path::Path,
     out: &RunOutput,
 ) -> Result<HeadOutputs, Failure> {
@@ -43,15 +44,14 @@ pub(super) fn outputs(
         to_sdk_json(&down.plan).into_bytes(),
     )];
     let external_id = down.end_user.external_id.clone();
-    let stored = match store.read(Doc::EndUser(&external_id))? {
-        Some(bytes) => match planrun_legacy::parse(&bytes) {
-            Ok(parsed) => match parsed.document {
-                LegacyDocument::EndUser(user) => Some(user),
-                _ => None,
-            },
-            Err(_) => None,
+    // The conversion read this file already; the batch's cache hands back that reading.
+    let stored = match &*end_users.get(store, &external_id) {
+        Ok(Some(parsed)) => match &parsed.document {
+            LegacyDocument::EndUser(user) => Some(user.clone()),
+            _ => None,
         },
-        None => None,
+        Ok(None) => None,
+        Err(failure) => return Err(failure.clone()),
     };
     if let Some(user) = &stored {
         files.push((

@@ -841,24 +841,26 @@ fn work(ctx: &Ctx, index: usize) -> Result<Line, MigrateError> {
         ..Line::default()
     };
     let outcome = match result.outcome {
-        Ok(out) if ctx.target == Target::R6 => match head::outputs(&ctx.store, &path, &out) {
-            Ok(at_head) => {
-                let written = write_outputs(
-                    ctx,
-                    &out.id,
-                    &at_head.run,
-                    &out.agent_memory,
-                    &at_head.files,
-                )?;
-                written.map(|memory| {
-                    let mut out = out;
-                    out.report.extend(at_head.report);
-                    out.bytes = at_head.run;
-                    (out, memory)
-                })
+        Ok(out) if ctx.target == Target::R6 => {
+            match head::outputs(&ctx.store, &ctx.end_users, &path, &out) {
+                Ok(at_head) => {
+                    let written = write_outputs(
+                        ctx,
+                        &out.id,
+                        &at_head.run,
+                        &out.agent_memory,
+                        &at_head.files,
+                    )?;
+                    written.map(|memory| {
+                        let mut out = out;
+                        out.report.extend(at_head.report);
+                        out.bytes = at_head.run;
+                        (out, memory)
+                    })
+                }
+                Err(failure) => Err(failure),
             }
-            Err(failure) => Err(failure),
-        },
+        }
         Ok(out) => write_outputs(ctx, &out.id, &out.bytes, &out.agent_memory, &[])
             .map(|written| written.map(|memory| (out, memory)))?,
         Err(failure) => Err(failure),
