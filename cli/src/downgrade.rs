@@ -75,14 +75,7 @@ pub(crate) fn run(globals: &Globals, args: Args) -> anyhow::Result<Outcome> {
             );
         }
     }
-    for (name, text) in &files {
-        let path = args.out_dir.join(name);
-        if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir)
-                .with_context(|| format!("cannot create {}", dir.display()))?;
-        }
-        write_new(&path, text)?;
-    }
+    write_all(&args.out_dir, &files)?;
     let mut err = std::io::stderr().lock();
     match globals.format {
         Format::Json => writeln!(err, "{}", serde_json::to_string(&down.report)?)?,
@@ -122,6 +115,13 @@ fn store(globals: &Globals, args: &Args) -> anyhow::Result<Outcome> {
                 continue;
             }
         };
+        let down = match downgrade_to_head(&v2, true) {
+            Ok(down) => down,
+            Err(err) => {
+                failed.push(format!("rejected: {}: {err}", path.display()));
+                continue;
+            }
+        };
         match agent_memory(&path, &v2)? {
             Ok(files) => memory.extend(files),
             Err(missing) => {
@@ -133,10 +133,7 @@ fn store(globals: &Globals, args: &Args) -> anyhow::Result<Outcome> {
                 continue;
             }
         }
-        match downgrade_to_head(&v2, true) {
-            Ok(down) => runs.push((v2, down)),
-            Err(err) => failed.push(format!("rejected: {}: {err}", path.display())),
-        }
+        runs.push((v2, down));
     }
     let head = planrun_converter::head_store::assemble(&mut runs);
     let mut files: Vec<(String, String)> = head.files.into_iter().collect();
@@ -161,14 +158,7 @@ fn store(globals: &Globals, args: &Args) -> anyhow::Result<Outcome> {
     let mut report_text = serde_json::to_string_pretty(&report)?;
     report_text.push('\n');
     files.push((".planrun/report.json".to_owned(), report_text));
-    for (name, text) in &files {
-        let path = args.out_dir.join(name);
-        if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir)
-                .with_context(|| format!("cannot create {}", dir.display()))?;
-        }
-        write_new(&path, text)?;
-    }
+    write_all(&args.out_dir, &files)?;
     let mut err = std::io::stderr().lock();
     for line in &failed {
         writeln!(err, "{line}")?;
@@ -231,6 +221,19 @@ fn safe_name(external_id: &str) -> anyhow::Result<String> {
         bail!("end-user id {external_id:?} cannot be a file name in the output directory");
     }
     Ok(format!("{external_id}.json"))
+}
+
+/// Writes each `(name, text)` under `dir`, creating the directories a name needs.
+fn write_all(dir: &Path, files: &[(String, String)]) -> anyhow::Result<()> {
+    for (name, text) in files {
+        let path = dir.join(name);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent)
+                .with_context(|| format!("cannot create {}", parent.display()))?;
+        }
+        write_new(&path, text)?;
+    }
+    Ok(())
 }
 
 /// Writes a new file atomically: a temp file beside it, then a rename that fails if it exists.
