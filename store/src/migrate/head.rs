@@ -18,18 +18,18 @@ use planrun_v2::PlanRunV2;
 use crate::{Doc, EndUsers, Failure, RunOutput, Store};
 
 /// The files of one run in a HEAD store.
-pub(super) struct HeadOutputs {
+pub struct HeadOutputs {
     /// `<run id>.json`.
-    pub(super) run: Vec<u8>,
+    pub run: Vec<u8>,
     /// The plan, the end user (when the store has one) and the residue (when there is one), by
     /// path relative to DST.
-    pub(super) files: Vec<(PathBuf, Vec<u8>)>,
+    pub files: Vec<(PathBuf, Vec<u8>)>,
     /// What downgrading to HEAD did, after the conversion's own entries.
-    pub(super) report: LossReport,
+    pub report: LossReport,
 }
 
 /// The HEAD-store files of a converted run. `origin` names the run in failures.
-pub(super) fn outputs(
+pub fn outputs(
     store: &dyn Store,
     end_users: &EndUsers,
     origin: &std::path::Path,
@@ -75,7 +75,7 @@ pub(super) fn outputs(
 
 /// A HEAD run file read back with a fresh reader: an R6 run in exactly the SDK's form, holding
 /// the id its file is named by.
-pub(super) fn check_document(bytes: &[u8], id: &str) -> Result<(), String> {
+pub fn check_document(bytes: &[u8], id: &str) -> Result<(), String> {
     let parsed = planrun_legacy::parse(bytes).map_err(|e| format!("not a run HEAD loads: {e}"))?;
     let LegacyDocument::Run(LegacyRun::R6(run)) = &parsed.document else {
         return Err(format!(

@@ -170,9 +170,10 @@ impl Head {
     }
 }
 
-/// Reads a journal line by line, stopping at the first torn or invalid line.
-pub struct Reader {
-    inner: BufReader<File>,
+/// Reads a journal line by line, stopping at the first torn or invalid line. Reads a file by
+/// default; [`Reader::new`] reads any buffered source (the journal fuzzer reads bytes).
+pub struct Reader<R = BufReader<File>> {
+    inner: R,
     /// Bytes of complete, valid lines read so far.
     pub good_len: u64,
     /// Whether reading stopped at a torn or invalid line (rather than at the end).
@@ -183,12 +184,22 @@ pub struct Reader {
 impl Reader {
     /// Opens a journal for reading (a fresh handle: the reader of the verify pass).
     pub fn open(path: &Path) -> io::Result<Self> {
-        Ok(Reader {
-            inner: BufReader::with_capacity(1 << 16, File::open(path)?),
+        Ok(Reader::new(BufReader::with_capacity(
+            1 << 16,
+            File::open(path)?,
+        )))
+    }
+}
+
+impl<R: BufRead> Reader<R> {
+    /// Reads the journal held by `inner`.
+    pub fn new(inner: R) -> Self {
+        Reader {
+            inner,
             good_len: 0,
             torn: false,
             buf: Vec::new(),
-        })
+        }
     }
 
     /// The next valid line, `None` at the end or at a torn line.

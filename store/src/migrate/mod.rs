@@ -35,7 +35,7 @@
 //! size/hash check and redone. With `--durable` a `completed` line, once written, is itself on
 //! disk. Both rely on the file system and the disk honouring `syncfs`/`fsync`.
 
-mod head;
+pub mod head;
 pub mod journal;
 pub mod report;
 
