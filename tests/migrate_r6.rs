@@ -252,3 +252,134 @@ fn a_run_the_sdk_saved_again_keeps_its_new_state_and_says_its_residue_no_longer_
 fn run_argv(items: &[&dyn AsRef<std::ffi::OsStr>]) -> std::process::Output {
     run(args(items))
 }
+
+/// Regression of a fuzzer finding: HEAD's Action clarification has no `argument_name` or
+/// `options`, so the HEAD form leaves both out and the residue puts them back, in their source
+/// order; they came back reversed, and the V2 document's `extra` with them.
+#[test]
+fn keys_head_leaves_out_of_one_clarification_come_back_in_their_order() {
+    let tmp = tempfile::tempdir().unwrap();
+    let store = tmp.path().join("store");
+    std::fs::create_dir(&store).unwrap();
+    let run = r#"{
+    "id": "prun-2f0ef59c-2498-4bd6-92d0-5768ffb32c53",
+    "plan_id": "plan-ede403ac-32df-48d2-94ce-6965146ba5f3",
+    "current_step_index": 0,
+    "state": "READY_TO_RESUME",
+    "execution_context": {
+        "additional_data": {}
+    },
+    "end_user_id": "local",
+    "outputs": {
+        "clarifications": [
+            {
+                "id": "clar-7e8cea83-a97b-432b-8706-cfbe03fd43ea",
+                "plan_run_id": "prun-2f0ef59c-2498-4bd6-92d0-5768ffb32c53",
+                "category": "Action",
+                "response": null,
+                "step": 0,
+                "user_guidance": "Which calendar should the meeting go in?",
+                "resolved": true,
+                "argument_name": "calendar",
+                "options": [
+                    "Work",
+                    "Personal"
+                ]
+            }
+        ],
+        "step_outputs": {},
+        "final_output": null
+    }
+}"#;
+    let plan = r#"{
+    "id": "plan-ede403ac-32df-48d2-94ce-6965146ba5f3",
+    "plan_context": {
+        "query": "Book the offsite",
+        "tool_ids": [
+            "portia:google:gcalendar:create_event"
+        ]
+    },
+    "steps": [
+        {
+            "task": "Book the offsite",
+            "inputs": [],
+            "tool_id": "portia:google:gcalendar:create_event",
+            "output": "$event",
+            "condition": null
+        }
+    ]
+}"#;
+    std::fs::write(
+        store.join("prun-2f0ef59c-2498-4bd6-92d0-5768ffb32c53.json"),
+        run,
+    )
+    .unwrap();
+    std::fs::write(
+        store.join("plan-ede403ac-32df-48d2-94ce-6965146ba5f3.json"),
+        plan,
+    )
+    .unwrap();
+    assert_round_trips(&store, tmp.path());
+}
+
+/// Regression of a fuzzer finding: two step output values of one name (a V2 run of a loop) have
+/// one legacy slot, keyed by name as the SDK's dict is, so the later replaces the earlier. The
+/// downgrade dropped the earlier one under the later one's pointer, without its value, and a
+/// HEAD store said it was kept in the residue but did not keep it. Now a file's downgrade refuses
+/// without --allow-loss and names the earlier value's pointer, and a store's residue holds the
+/// list, so V2 → HEAD store → V2 gives the same V2 bytes back.
+#[test]
+fn two_step_outputs_of_one_name_are_refused_or_kept_in_the_residue() {
+    let tmp = tempfile::tempdir().unwrap();
+    let v2 = tmp.path().join("v2");
+    let output = run(args(&[&"migrate", &example_store(), &"--out", &v2]));
+    assert_eq!(code(&output), 0, "{}", show(&output));
+    let (name, mut doc) = run_files(&v2)
+        .into_iter()
+        .map(|name| {
+            let doc = json(&v2.join(&name));
+            (name, doc)
+        })
+        .find(|(_, doc)| {
+            doc["step_output_values"]
+                .as_array()
+                .is_some_and(|v| !v.is_empty())
+        })
+        .expect("the example store has a run with step outputs");
+    for other in run_files(&v2) {
+        if other != name {
+            std::fs::remove_file(v2.join(other)).unwrap();
+        }
+    }
+    let values = doc["step_output_values"].as_array_mut().unwrap();
+    let mut again = values[0].clone();
+    again["output"]["value"] = serde_json::json!("the second pass");
+    values.push(again);
+    let edited = format!("{}\n", serde_json::to_string_pretty(&doc).unwrap());
+    std::fs::write(v2.join(&name), &edited).unwrap();
+
+    let file = v2.join(&name);
+    let refused = run(args(&[
+        &"downgrade",
+        &file,
+        &"--out-dir",
+        &tmp.path().join("no"),
+    ]));
+    assert_ne!(code(&refused), 0, "{}", show(&refused));
+    assert!(
+        show(&refused).contains("/step_output_values/0"),
+        "{}",
+        show(&refused)
+    );
+
+    let down = tmp.path().join("down");
+    let output = run(args(&[&"downgrade", &v2, &"--out-dir", &down]));
+    assert_eq!(code(&output), 0, "{}", show(&output));
+    let back = tmp.path().join("back");
+    let output = run(args(&[&"migrate", &down, &"--out", &back]));
+    assert_eq!(code(&output), 0, "{}", show(&output));
+    assert_eq!(
+        String::from_utf8(std::fs::read(back.join(&name)).unwrap()).unwrap(),
+        edited
+    );
+}

@@ -2,6 +2,8 @@
 //! that R6 cannot hold (an old execution context, say) is refused unless the caller allows the
 //! loss, and then each dropped value is reported.
 
+use std::collections::HashMap;
+
 use indexmap::IndexMap;
 use serde_json::{Map, Value};
 
@@ -129,25 +131,31 @@ pub fn downgrade(v2: &PlanRunV2, allow_loss: bool) -> Result<Downgraded, Downgra
         .iter()
         .map(|(k, v)| (k.clone(), v.clone()))
         .partition(|(k, _)| k.starts_with("/plan"));
-    if !run_residue.is_empty() {
-        let pointers: Vec<String> = run_residue.keys().cloned().collect();
-        if !allow_loss {
-            return Err(DowngradeError::WouldDrop(pointers));
-        }
-        for (pointer, value) in run_residue {
-            report.push(
-                EntryKind::Dropped,
-                Some(format!(
-                    "/legacy/entries/{}",
-                    escape_pointer_token(&pointer)
-                )),
-                None,
-                format!("{pointer} has no place in an R6 run"),
-                Some(value),
-            );
-        }
+    // Legacy step outputs are keyed by name, as the SDK's dict is: a later output of the same
+    // name (a loop's next pass, say) replaces an earlier one in its place.
+    let mut last_at: HashMap<&str, usize> = HashMap::new();
+    let replaced: Vec<usize> = (v2.step_output_values.iter().enumerate())
+        .filter_map(|(i, value)| last_at.insert(&value.output_name, i))
+        .collect();
+    if !allow_loss && !(run_residue.is_empty() && replaced.is_empty()) {
+        let mut pointers: Vec<String> = run_residue.keys().cloned().collect();
+        pointers.extend(replaced.iter().map(|i| format!("/step_output_values/{i}")));
+        return Err(DowngradeError::WouldDrop(pointers));
+    }
+    for (pointer, value) in run_residue {
+        report.push(
+            EntryKind::Dropped,
+            Some(format!(
+                "/legacy/entries/{}",
+                escape_pointer_token(&pointer)
+            )),
+            None,
+            format!("{pointer} has no place in an R6 run"),
+            Some(value),
+        );
     }
     let plan = plan_to_legacy(&v2.plan, &plan_residue);
+    readable(&plan)?;
     let id: RunId = serde_json::from_value(Value::String(v2.id.clone()))
         .map_err(|e| DowngradeError::Invalid(format!("/id: {e}")))?;
     let plan_id: PlanId = serde_json::from_value(Value::String(v2.plan.id.clone()))
@@ -159,21 +167,20 @@ pub fn downgrade(v2: &PlanRunV2, allow_loss: bool) -> Result<Downgraded, Downgra
             &format!("/step_output_values/{i}/output"),
             &mut report,
         )?;
-        if step_outputs
-            .insert(value.output_name.clone(), output)
-            .is_some()
-        {
-            report.push(
-                EntryKind::Dropped,
-                Some(format!("/step_output_values/{i}")),
-                None,
-                format!(
-                    "a second output named {:?}; legacy step outputs are keyed by name",
-                    value.output_name
-                ),
-                None,
-            );
-        }
+        step_outputs.insert(value.output_name.clone(), output);
+    }
+    for i in replaced {
+        let value = &v2.step_output_values[i];
+        report.push(
+            EntryKind::Dropped,
+            Some(format!("/step_output_values/{i}")),
+            None,
+            format!(
+                "a later output named {:?} replaces it: legacy step outputs are keyed by name",
+                value.output_name
+            ),
+            Some(serde_json::to_value(value).expect("V2 documents are JSON")),
+        );
     }
     let final_output = v2
         .final_output
@@ -232,6 +239,22 @@ pub fn downgrade(v2: &PlanRunV2, allow_loss: bool) -> Result<Downgraded, Downgra
         report,
         undo: Undo::default(),
     })
+}
+
+/// Refuses a plan that the legacy reader would refuse. The plan's keys come from the V2
+/// document's residue, which the V2 reader takes as it is: a residue that mixes keys of plans of
+/// different SDK versions (edited by hand, say, or without the marker of a key its plan lacked)
+/// makes a plan that no SDK version wrote, which is refused here rather than written.
+fn readable(plan: &planrun_legacy::Plan) -> Result<(), DowngradeError> {
+    let text = planrun_legacy::json::to_sdk_json(plan);
+    planrun_legacy::parse(text.as_bytes())
+        .map(drop)
+        .map_err(|e| {
+            DowngradeError::Invalid(format!(
+                "/legacy: the plan its residue makes is one no SDK version wrote: at /plan{}: {}",
+                e.pointer, e.message
+            ))
+        })
 }
 
 /// Legacy output values are strings; a V2 value of another JSON type is stringified as the SDK

@@ -62,6 +62,10 @@ pub struct Residue {
     /// The run's own plan in HEAD's form, when the store's plan file is another run's version.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub plan: Option<Value>,
+    /// The V2 document's step output values, when the run file cannot give them back (two of
+    /// one name: the run keeps the last).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub step_output_values: Option<Value>,
     /// The changes that brought the run to HEAD's form, in the order they were made.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub run_changes: Vec<Change>,
@@ -116,6 +120,9 @@ impl Residue {
             end_user: (user_back != v2.end_user)
                 .then(|| serde_json::to_value(&v2.end_user).expect("V2 documents are JSON")),
             plan: None,
+            step_output_values: (down.run.outputs.step_outputs.len()
+                != v2.step_output_values.len())
+            .then(|| serde_json::to_value(&v2.step_output_values).expect("V2 documents are JSON")),
             run_changes: down.undo.run.iter().filter_map(change).collect(),
             plan_changes: down.undo.plan.iter().filter_map(change).collect(),
         };
@@ -128,6 +135,7 @@ impl Residue {
         self.legacy.is_some()
             || self.end_user.is_some()
             || self.plan.is_some()
+            || self.step_output_values.is_some()
             || !self.run_changes.is_empty()
             || !self.plan_changes.is_empty()
     }
@@ -167,6 +175,10 @@ impl Residue {
             v2.end_user = serde_json::from_value(user.clone())
                 .map_err(|e| format!("residue end user: {e}"))?;
         }
+        if let Some(values) = &self.step_output_values {
+            v2.step_output_values = serde_json::from_value(values.clone())
+                .map_err(|e| format!("residue step output values: {e}"))?;
+        }
         Ok(())
     }
 }
@@ -190,7 +202,9 @@ fn undo(bytes: &[u8], fnv: &str, changes: &[Change]) -> Option<Vec<u8>> {
         return None;
     }
     let mut tree: Value = serde_json::from_slice(bytes).ok()?;
-    for change in changes.iter().rev() {
+    // In the order they were found: keys dropped from one object go back in their source order,
+    // which is the order a legacy reader keeps them in (a clarification's extra keys, say).
+    for change in changes {
         if change.pointer == "/inputs" && change.kind == "coerced" {
             // v0.3.2's `inputs`, which HEAD's form holds as `plan_inputs`.
             let object = tree.as_object_mut()?;

@@ -1,0 +1,78 @@
+//! A downgrade that succeeds writes a plan the legacy reader takes back: the plan's keys come from
+//! the V2 residue, which the V2 reader accepts as it is, so a residue that mixes keys of plans of
+//! different SDK versions is refused by the downgrade instead of written as a plan no SDK version
+//! wrote. Regression of a fuzzer finding: a V2 run whose residue held a W1 plan's
+//! `Variable.value` entries but had lost the marker that the plan had no `plan_inputs` was
+//! downgraded to a plan the legacy reader calls contradictory.
+
+mod common;
+
+use std::path::Path;
+
+use planrun_converter::downgrade::{downgrade, downgrade_to_head, DowngradeError};
+use planrun_converter::plan::plan_from_legacy;
+use planrun_converter::upgrade::resolve_config;
+use planrun_legacy::json::to_sdk_json;
+use planrun_legacy::{parse, LegacyDocument};
+use planrun_v2::PlanRunV2;
+
+fn corpus(rel: &str) -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../shared/corpus")
+        .join(rel)
+}
+
+/// A W1 run of the corpus upgraded to V2, with the corpus plan whose variables hold constant
+/// values (`Variable.value`, W1–R1) in place of its own, its residue included.
+fn v2_with_valued_plan() -> PlanRunV2 {
+    let (config, _) = resolve_config(None).unwrap();
+    let store = common::index(&corpus("W1/disk_storage"));
+    let (_, parsed) = &store.runs[0];
+    let mut v2 = common::check_law3(&store, parsed, &config).unwrap().run;
+    let bytes = std::fs::read(corpus("W1/plans/plan_variable_constant_values.json")).unwrap();
+    let LegacyDocument::Plan(plan) = parse(&bytes).unwrap().document else {
+        panic!("not a plan");
+    };
+    let conversion = plan_from_legacy(&plan);
+    assert!(
+        conversion.residue.keys().any(|k| k.ends_with("/value")),
+        "the plan keeps Variable.value in the residue: {:?}",
+        conversion.residue.keys()
+    );
+    let legacy = v2.legacy.as_mut().unwrap();
+    legacy.entries.retain(|k, _| !k.starts_with("/plan"));
+    legacy.entries.extend(conversion.residue);
+    v2.plan = conversion.plan;
+    v2
+}
+
+#[test]
+fn a_residue_of_one_plan_version_downgrades_to_a_plan_the_reader_takes() {
+    let v2 = v2_with_valued_plan();
+    for down in [
+        downgrade(&v2, true).unwrap(),
+        downgrade_to_head(&v2, true).unwrap(),
+    ] {
+        let plan = parse(to_sdk_json(&down.plan).as_bytes()).unwrap();
+        assert!(matches!(plan.document, LegacyDocument::Plan(_)));
+    }
+}
+
+#[test]
+fn a_residue_that_mixes_plan_versions_is_refused_not_written() {
+    let mut v2 = v2_with_valued_plan();
+    let legacy = v2.legacy.as_mut().unwrap();
+    assert!(legacy.entries.shift_remove("/plan/plan_inputs").is_some());
+    for result in [downgrade(&v2, true), downgrade_to_head(&v2, true)] {
+        let Err(DowngradeError::Invalid(why)) = result else {
+            panic!("downgraded: {result:?}");
+        };
+        assert!(
+            why.starts_with(
+                "/legacy: the plan its residue makes is one no SDK version wrote: at /plan"
+            ),
+            "{why}"
+        );
+        assert!(why.contains("contradictory plan"), "{why}");
+    }
+}
