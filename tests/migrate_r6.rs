@@ -6,7 +6,7 @@
 
 mod migrate_support;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use migrate_support::*;
 use planrun_legacy::json::to_sdk_json;
@@ -322,16 +322,10 @@ fn keys_head_leaves_out_of_one_clarification_come_back_in_their_order() {
     assert_round_trips(&store, tmp.path());
 }
 
-/// Regression of a fuzzer finding: two step output values of one name (a V2 run of a loop) have
-/// one legacy slot, keyed by name as the SDK's dict is, so the later replaces the earlier. The
-/// downgrade dropped the earlier one under the later one's pointer, without its value, and a
-/// HEAD store said it was kept in the residue but did not keep it. Now a file's downgrade refuses
-/// without --allow-loss and names the earlier value's pointer, and a store's residue holds the
-/// list, so V2 → HEAD store → V2 gives the same V2 bytes back.
-#[test]
-fn two_step_outputs_of_one_name_are_refused_or_kept_in_the_residue() {
-    let tmp = tempfile::tempdir().unwrap();
-    let v2 = tmp.path().join("v2");
+/// A V2 store of one run of the example store that has step outputs, edited by `edit`: its
+/// directory and the run's file name and text.
+fn edited_v2_store(tmp: &Path, edit: impl Fn(&mut serde_json::Value)) -> (PathBuf, String, String) {
+    let v2 = tmp.join("v2");
     let output = run(args(&[&"migrate", &example_store(), &"--out", &v2]));
     assert_eq!(code(&output), 0, "{}", show(&output));
     let (name, mut doc) = run_files(&v2)
@@ -351,13 +345,38 @@ fn two_step_outputs_of_one_name_are_refused_or_kept_in_the_residue() {
             std::fs::remove_file(v2.join(other)).unwrap();
         }
     }
-    let values = doc["step_output_values"].as_array_mut().unwrap();
-    let mut again = values[0].clone();
-    again["output"]["value"] = serde_json::json!("the second pass");
-    values.push(again);
+    edit(&mut doc);
     let edited = format!("{}\n", serde_json::to_string_pretty(&doc).unwrap());
     std::fs::write(v2.join(&name), &edited).unwrap();
+    (v2, name, edited)
+}
 
+/// Downgrades the V2 store `v2` to a HEAD store and migrates that back: the run `name`'s text.
+fn through_head(tmp: &Path, v2: &Path, name: &str) -> String {
+    let down = tmp.join("down");
+    let output = run(args(&[&"downgrade", &v2, &"--out-dir", &down]));
+    assert_eq!(code(&output), 0, "{}", show(&output));
+    let back = tmp.join("back");
+    let output = run(args(&[&"migrate", &down, &"--out", &back]));
+    assert_eq!(code(&output), 0, "{}", show(&output));
+    String::from_utf8(std::fs::read(back.join(name)).unwrap()).unwrap()
+}
+
+/// Regression of a fuzzer finding: two step output values of one name (a V2 run of a loop) have
+/// one legacy slot, keyed by name as the SDK's dict is, so the later replaces the earlier. The
+/// downgrade dropped the earlier one under the later one's pointer, without its value, and a
+/// HEAD store said it was kept in the residue but did not keep it. Now a file's downgrade refuses
+/// without --allow-loss and names the earlier value's pointer, and a store's residue holds the
+/// list, so V2 → HEAD store → V2 gives the same V2 bytes back.
+#[test]
+fn two_step_outputs_of_one_name_are_refused_or_kept_in_the_residue() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (v2, name, edited) = edited_v2_store(tmp.path(), |doc| {
+        let values = doc["step_output_values"].as_array_mut().unwrap();
+        let mut again = values[0].clone();
+        again["output"]["value"] = serde_json::json!("the second pass");
+        values.push(again);
+    });
     let file = v2.join(&name);
     let refused = run(args(&[
         &"downgrade",
@@ -371,15 +390,18 @@ fn two_step_outputs_of_one_name_are_refused_or_kept_in_the_residue() {
         "{}",
         show(&refused)
     );
+    assert_eq!(through_head(tmp.path(), &v2, &name), edited);
+}
 
-    let down = tmp.path().join("down");
-    let output = run(args(&[&"downgrade", &v2, &"--out-dir", &down]));
-    assert_eq!(code(&output), 0, "{}", show(&output));
-    let back = tmp.path().join("back");
-    let output = run(args(&[&"migrate", &down, &"--out", &back]));
-    assert_eq!(code(&output), 0, "{}", show(&output));
-    assert_eq!(
-        String::from_utf8(std::fs::read(back.join(&name)).unwrap()).unwrap(),
-        edited
-    );
+/// Regression of a fuzzer finding: a V2 run that no legacy run made may hold what converting a
+/// legacy run never gives (here a step number), so HEAD's files alone did not give it back. The
+/// residue is now checked by converting the HEAD files back when it is made, and keeps every
+/// top-level field they do not give back.
+#[test]
+fn a_v2_run_no_legacy_run_made_comes_back_through_a_head_store() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (v2, name, edited) = edited_v2_store(tmp.path(), |doc| {
+        doc["step_output_values"][0]["step_num"] = serde_json::json!(7);
+    });
+    assert_eq!(through_head(tmp.path(), &v2, &name), edited);
 }

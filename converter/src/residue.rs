@@ -4,20 +4,23 @@
 //!
 //! It holds the V2 document's `legacy` object (an old execution context and the like), its end
 //! user when the store's end-user file does not give it back, and the changes that brought the
-//! run and its plan to HEAD's form, so they can be undone. A residue is applied only to the very
+//! run and its plan to HEAD's form, so they can be undone; and, checked by converting the HEAD
+//! files back when the residue is made, any other top-level field those do not give back. A residue is applied only to the very
 //! run and plan files it was made with (their FNV-1a hashes are recorded): once the SDK has
 //! saved a run again, its residue no longer applies.
 
+use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use planrun_legacy::json::to_sdk_json;
-use planrun_legacy::Normalization;
+use planrun_legacy::{LegacyDocument, Normalization};
 use planrun_v2::PlanRunV2;
 use planrun_wire::hash::fnv1a64;
 
 use crate::downgrade::Downgraded;
 use crate::report::EntryKind;
+use crate::upgrade::{upgrade, Sources};
 
 /// The `format` of every residue file.
 pub const RESIDUE_FORMAT: &str = "planrun-residue/1";
@@ -62,10 +65,12 @@ pub struct Residue {
     /// The run's own plan in HEAD's form, when the store's plan file is another run's version.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub plan: Option<Value>,
-    /// The V2 document's step output values, when the run file cannot give them back (two of
-    /// one name: the run keeps the last).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub step_output_values: Option<Value>,
+    /// Top-level fields of the V2 document that HEAD's files and the rest of this residue do
+    /// not give back, put back as they are: two step outputs of one name (the run keeps the
+    /// last), or the step numbers of a V2 run that no legacy run made. Never the config: a
+    /// conversion writes the config it is given.
+    #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
+    pub fields: IndexMap<String, Value>,
     /// The changes that brought the run to HEAD's form, in the order they were made.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub run_changes: Vec<Change>,
@@ -109,7 +114,7 @@ impl Residue {
                 additional_data: indexmap::IndexMap::new(),
             },
         };
-        let residue = Residue {
+        let mut residue = Residue {
             format: RESIDUE_FORMAT.to_owned(),
             run_fnv: format!("{:016x}", fnv1a64(to_sdk_json(&down.run).as_bytes())),
             plan_fnv: format!("{:016x}", fnv1a64(to_sdk_json(&down.plan).as_bytes())),
@@ -120,13 +125,62 @@ impl Residue {
             end_user: (user_back != v2.end_user)
                 .then(|| serde_json::to_value(&v2.end_user).expect("V2 documents are JSON")),
             plan: None,
-            step_output_values: (down.run.outputs.step_outputs.len()
-                != v2.step_output_values.len())
-            .then(|| serde_json::to_value(&v2.step_output_values).expect("V2 documents are JSON")),
+            fields: IndexMap::new(),
             run_changes: down.undo.run.iter().filter_map(change).collect(),
             plan_changes: down.undo.plan.iter().filter_map(change).collect(),
         };
+        residue.fields = residue.not_given_back(v2, down, written_user);
         residue
+    }
+
+    /// The top-level fields of `v2` that converting HEAD's files back with this residue does
+    /// not give back as they are (the config aside).
+    fn not_given_back(
+        &self,
+        v2: &PlanRunV2,
+        down: &Downgraded,
+        written_user: Option<&planrun_legacy::EndUser>,
+    ) -> IndexMap<String, Value> {
+        let want = serde_json::to_value(v2).expect("V2 documents are JSON");
+        let back = self
+            .convert_back(down, written_user, &v2.config)
+            .map(|run| serde_json::to_value(run).expect("V2 documents are JSON"));
+        let (Value::Object(want), Some(Value::Object(back))) = (want, back) else {
+            return IndexMap::new();
+        };
+        want.into_iter()
+            .filter(|(key, value)| key != "config" && back.get(key) != Some(value))
+            .collect()
+    }
+
+    /// What converting HEAD's files of the run back to V2 gives, as a store conversion does:
+    /// the files undone, upgraded (every agent-memory file there), this residue put back.
+    fn convert_back(
+        &self,
+        down: &Downgraded,
+        written_user: Option<&planrun_legacy::EndUser>,
+        config: &planrun_v2::Config,
+    ) -> Option<PlanRunV2> {
+        let run = self.undo_run(to_sdk_json(&down.run).as_bytes())?;
+        let plan = self.undo_plan(to_sdk_json(&down.plan).as_bytes())?;
+        let run = planrun_legacy::parse(&run).ok()?;
+        let plan = planrun_legacy::parse(&plan).ok()?;
+        let LegacyDocument::Plan(plan_document) = &plan.document else {
+            return None;
+        };
+        let every_file = |_: &str, _: &str| true;
+        let sources = Sources {
+            run: &run,
+            plan: Some(plan_document),
+            end_user: written_user,
+            plan_read: &plan.normalizations,
+            end_user_read: &[],
+            config,
+            agent_memory: Some(&every_file),
+        };
+        let mut back = upgrade(&sources).ok()?.run;
+        self.restore(&mut back).ok()?;
+        Some(back)
     }
 
     /// Whether HEAD's files alone would not give the V2 document back, so the residue must be
@@ -135,7 +189,7 @@ impl Residue {
         self.legacy.is_some()
             || self.end_user.is_some()
             || self.plan.is_some()
-            || self.step_output_values.is_some()
+            || !self.fields.is_empty()
             || !self.run_changes.is_empty()
             || !self.plan_changes.is_empty()
     }
@@ -175,9 +229,12 @@ impl Residue {
             v2.end_user = serde_json::from_value(user.clone())
                 .map_err(|e| format!("residue end user: {e}"))?;
         }
-        if let Some(values) = &self.step_output_values {
-            v2.step_output_values = serde_json::from_value(values.clone())
-                .map_err(|e| format!("residue step output values: {e}"))?;
+        if !self.fields.is_empty() {
+            let mut tree = serde_json::to_value(&*v2).expect("V2 documents are JSON");
+            for (key, value) in &self.fields {
+                tree[key] = value.clone();
+            }
+            *v2 = serde_json::from_value(tree).map_err(|e| format!("residue fields: {e}"))?;
         }
         Ok(())
     }
