@@ -405,3 +405,72 @@ fn a_v2_run_no_legacy_run_made_comes_back_through_a_head_store() {
     });
     assert_eq!(through_head(tmp.path(), &v2, &name), edited);
 }
+
+/// A plan written before v0.1.8 may repeat an output (it was valid then); the SDK's Plan
+/// validator refuses it from v0.1.8 to HEAD, so `--to r6` writes neither the plan nor its runs:
+/// each run is rejected with why, the plan stays behind with why, and SRC keeps both.
+#[test]
+fn a_plan_head_refuses_is_not_written_and_its_runs_are_rejected() {
+    let tmp = tempfile::tempdir().unwrap();
+    let store = tmp.path().join("store");
+    std::fs::create_dir(&store).unwrap();
+    let plan = r#"{
+    "id": "plan-0d5b8f8e-6a8e-4b8e-9c61-3f0e6c7f2a11",
+    "plan_context": {
+        "query": "Fetch the weather twice",
+        "tool_ids": [
+            "weather_tool"
+        ]
+    },
+    "steps": [
+        {
+            "task": "Get the weather in Lisbon",
+            "inputs": [],
+            "tool_id": "weather_tool",
+            "output": "$weather"
+        },
+        {
+            "task": "Get the weather in Porto",
+            "inputs": [],
+            "tool_id": "weather_tool",
+            "output": "$weather"
+        }
+    ]
+}"#;
+    let run = r#"{
+    "id": "prun-0d5b8f8e-6a8e-4b8e-9c61-3f0e6c7f2a12",
+    "plan_id": "plan-0d5b8f8e-6a8e-4b8e-9c61-3f0e6c7f2a11",
+    "current_step_index": 0,
+    "state": "NOT_STARTED",
+    "execution_context": {
+        "additional_data": {}
+    },
+    "end_user_id": "local",
+    "outputs": {
+        "clarifications": [],
+        "step_outputs": {},
+        "final_output": null
+    }
+}"#;
+    std::fs::write(
+        store.join("plan-0d5b8f8e-6a8e-4b8e-9c61-3f0e6c7f2a11.json"),
+        plan,
+    )
+    .unwrap();
+    std::fs::write(
+        store.join("prun-0d5b8f8e-6a8e-4b8e-9c61-3f0e6c7f2a12.json"),
+        run,
+    )
+    .unwrap();
+    let dst = tmp.path().join("head");
+    let output = run_argv(&[&"migrate", &store, &"--out", &dst, &"--to", &"r6"]);
+    assert_eq!(code(&output), 1, "{}", show(&output));
+    let written: Vec<String> = tree(&dst, &[".planrun"]).into_keys().collect();
+    assert!(written.is_empty(), "{written:?}");
+    let report = std::fs::read_to_string(dst.join(".planrun/report.json")).unwrap();
+    assert!(
+        report
+            .contains("/plan/steps/1: HEAD's Plan validator refuses a repeated output + condition"),
+        "{report}"
+    );
+}

@@ -156,6 +156,13 @@ pub fn downgrade(v2: &PlanRunV2, allow_loss: bool) -> Result<Downgraded, Downgra
     }
     let plan = plan_to_legacy(&v2.plan, &plan_residue);
     readable(&plan)?;
+    let fails = planrun_legacy::head::plan_validator_fails(&plan);
+    if !fails.is_empty() {
+        return Err(DowngradeError::Invalid(format!(
+            "the SDK cannot load the plan this run would be written with (its validators are in every R6 release): /plan{}",
+            fails.join("; /plan")
+        )));
+    }
     let id: RunId = serde_json::from_value(Value::String(v2.id.clone()))
         .map_err(|e| DowngradeError::Invalid(format!("/id: {e}")))?;
     let plan_id: PlanId = serde_json::from_value(Value::String(v2.plan.id.clone()))

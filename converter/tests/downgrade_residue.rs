@@ -1,4 +1,5 @@
-//! A downgrade that succeeds writes a plan the legacy reader takes back: the plan's keys come from
+//! A downgrade that succeeds writes a plan the legacy reader takes back and the SDK loads: the
+//! plan's keys come from
 //! the V2 residue, which the V2 reader accepts as it is, so a residue that mixes keys of plans of
 //! different SDK versions is refused by the downgrade instead of written as a plan no SDK version
 //! wrote. Regression of a fuzzer finding: a V2 run whose residue held a W1 plan's
@@ -74,5 +75,27 @@ fn a_residue_that_mixes_plan_versions_is_refused_not_written() {
             "{why}"
         );
         assert!(why.contains("contradictory plan"), "{why}");
+    }
+}
+
+/// Regression of a fuzzer finding: the V2 reader takes a plan with two steps of one output (and
+/// no condition), which the SDK's Plan validator refuses in every R6 release (from v0.1.8), so
+/// the downgrade wrote a plan the SDK cannot load. It is refused now, naming the step.
+#[test]
+fn a_plan_the_sdks_validators_refuse_is_not_written() {
+    let mut v2 = v2_with_valued_plan();
+    let step = v2.plan.steps[0].clone();
+    v2.plan.steps.push(step);
+    for result in [downgrade(&v2, true), downgrade_to_head(&v2, true)] {
+        let Err(DowngradeError::Invalid(why)) = result else {
+            panic!("downgraded: {result:?}");
+        };
+        let last = v2.plan.steps.len() - 1;
+        assert!(
+            why.contains(&format!(
+                "/plan/steps/{last}: HEAD's Plan validator refuses a repeated output + condition"
+            )),
+            "{why}"
+        );
     }
 }

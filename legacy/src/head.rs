@@ -110,6 +110,43 @@ fn at_head<T: serde::Serialize>(before: &T, document: T) -> AtHead<T> {
     }
 }
 
+/// Why the `Plan` validators of the SDK from v0.1.8 to HEAD refuse a plan: two steps whose
+/// `output + (condition or "")` is the same, or two plan inputs of one name. Pointers are into
+/// the plan; empty when they accept it.
+pub fn plan_validator_fails(plan: &Plan) -> Vec<String> {
+    let mut fails = Vec::new();
+    let keys: Vec<String> = plan
+        .steps
+        .iter()
+        .map(|s| {
+            format!(
+                "{}{}",
+                s.output,
+                s.condition.clone().flatten().unwrap_or_default()
+            )
+        })
+        .collect();
+    if let Some(i) = (1..keys.len()).find(|&i| keys[..i].contains(&keys[i])) {
+        fails.push(format!(
+            "/steps/{i}: HEAD's Plan validator refuses a repeated output + condition ({:?})",
+            keys[i]
+        ));
+    }
+    let names: Vec<&str> = plan
+        .plan_inputs
+        .iter()
+        .flatten()
+        .map(|input| input.name.as_str())
+        .collect();
+    if let Some(i) = (1..names.len()).find(|&i| names[..i].contains(&names[i])) {
+        fails.push(format!(
+            "/plan_inputs/{i}: HEAD's Plan validator refuses a repeated input name ({:?})",
+            names[i]
+        ));
+    }
+    fails
+}
+
 /// What the SDK at HEAD would do with a file of a store: fail to load it, or load it and write
 /// it back changed on its next save.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -213,35 +250,7 @@ pub fn check(parsed: &Parsed, in_run_dir: bool) -> Verdict {
                         .to_owned(),
                 );
             }
-            let keys: Vec<String> = plan
-                .steps
-                .iter()
-                .map(|s| {
-                    format!(
-                        "{}{}",
-                        s.output,
-                        s.condition.clone().flatten().unwrap_or_default()
-                    )
-                })
-                .collect();
-            if let Some(i) = (1..keys.len()).find(|&i| keys[..i].contains(&keys[i])) {
-                verdict.fails.push(format!(
-                    "/steps/{i}: HEAD's Plan validator refuses a repeated output + condition ({:?})",
-                    keys[i]
-                ));
-            }
-            let names: Vec<&str> = plan
-                .plan_inputs
-                .iter()
-                .flatten()
-                .map(|input| input.name.as_str())
-                .collect();
-            if let Some(i) = (1..names.len()).find(|&i| names[..i].contains(&names[i])) {
-                verdict.fails.push(format!(
-                    "/plan_inputs/{i}: HEAD's Plan validator refuses a repeated input name ({:?})",
-                    names[i]
-                ));
-            }
+            verdict.fails.extend(plan_validator_fails(plan));
             let at = self::plan(plan);
             verdict.changes.extend(at.changes.into_iter().filter(
                 |c| !matches!(c, Normalization::Coerced { pointer, .. } if pointer == "/inputs"),

@@ -136,6 +136,14 @@ pub(super) fn copy_documents(
         let text = match planrun_legacy::parse(&bytes) {
             Ok(parsed) => match parsed.document {
                 LegacyDocument::Plan(plan) => {
+                    let fails = planrun_legacy::head::plan_validator_fails(&plan);
+                    if !fails.is_empty() {
+                        copied.skipped.push((
+                            name.clone(),
+                            format!("a plan the SDK at HEAD cannot load: {}", fails.join("; ")),
+                        ));
+                        continue;
+                    }
                     to_sdk_json(&planrun_legacy::head::plan(&plan).document)
                 }
                 LegacyDocument::EndUser(user) => to_sdk_json(&user),
