@@ -217,7 +217,10 @@ impl<R: BufRead> Reader<R> {
         if n == 0 {
             return Ok(None);
         }
-        if self.buf.last() != Some(&b'\n') {
+        // A line is one JSON object as `Line::to_jsonl` writes it. Anything else is invalid, the
+        // array form of a struct included: serde would read `["header","x"]` as a Line with
+        // `format: "x"` but as a Head with `run: "x"`.
+        if self.buf.last() != Some(&b'\n') || self.buf.first() != Some(&b'{') {
             self.torn = true;
             return Ok(None);
         }
@@ -377,5 +380,19 @@ mod tests {
             n += 1;
         }
         assert_eq!((n, reader.torn), (4, false));
+    }
+
+    /// Regression of a fuzzer finding: serde reads a struct from a JSON array too, field by
+    /// field, so `["header","x"]` read as a Line with `format: "x"` but as a Head (the view a
+    /// resume reads first) with `run: "x"`. A line that is not an object is invalid in both.
+    #[test]
+    fn a_line_that_is_not_an_object_is_invalid_in_every_view() {
+        let text = b"[\"header\",\"x\"]\n";
+        let mut lines = Reader::new(&text[..]);
+        assert_eq!(lines.next_line().unwrap(), None);
+        assert!(lines.torn && lines.good_len == 0);
+        let mut heads = Reader::new(&text[..]);
+        assert!(heads.next_as::<Head>().unwrap().is_none());
+        assert!(heads.torn && heads.good_len == 0);
     }
 }
