@@ -1,0 +1,94 @@
+//! Downgrade of any V2 run the strict reader and the schema accept. Laws: a downgrade that
+//! succeeds yields a run, a plan and an end user that the legacy reader takes exactly as written,
+//! the run as an R6 run; `downgrade_to_head`'s files are also files the SDK at HEAD loads and
+//! writes back unchanged; allowing loss never changes a downgrade that succeeded without it.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use planrun_converter::downgrade::{downgrade, downgrade_to_head, Downgraded};
+use planrun_fuzz::{assert_drops_recorded, assert_exact_legacy};
+use planrun_legacy::json::{from_tree, parse_value, to_sdk_json};
+use planrun_legacy::{head, LegacyDocument, Version};
+use planrun_schemas::validate::validate;
+use planrun_v2::PlanRunV2;
+
+/// Checks the files of a successful downgrade; `at_head` also checks HEAD's verdict.
+fn check_files(down: &Downgraded, at_head: bool) {
+    let run = assert_exact_legacy(to_sdk_json(&down.run).as_bytes(), "downgraded run");
+    assert!(
+        matches!(run.document, LegacyDocument::Run(_))
+            && run.detection.versions.contains(Version::R6),
+        "the downgraded run is not read as an R6 run: {}",
+        run.detection
+    );
+    let plan = assert_exact_legacy(to_sdk_json(&down.plan).as_bytes(), "downgraded plan");
+    assert!(
+        matches!(plan.document, LegacyDocument::Plan(_)),
+        "the plan is read as {}",
+        plan.detection
+    );
+    let user = assert_exact_legacy(
+        to_sdk_json(&down.end_user).as_bytes(),
+        "downgraded end user",
+    );
+    assert!(
+        matches!(user.document, LegacyDocument::EndUser(_)),
+        "the end user is read as {}",
+        user.detection
+    );
+    assert_drops_recorded(&down.report.entries, "downgrade");
+    if at_head {
+        for (what, parsed) in [("run", &run), ("plan", &plan), ("end user", &user)] {
+            let verdict = head::check(parsed, false);
+            assert!(
+                verdict.fails.is_empty(),
+                "HEAD fails to load the {what}: {:?}",
+                verdict.fails
+            );
+            assert!(
+                verdict.changes.is_empty(),
+                "HEAD rewrites the {what}: {:?}",
+                verdict.changes
+            );
+        }
+    }
+}
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(tree) = parse_value(data) else {
+        return;
+    };
+    let Ok(v2) = from_tree::<PlanRunV2>(data, &tree) else {
+        return;
+    };
+    if !validate(&tree, "v2/PlanRunV2.schema.json")
+        .expect("a published schema")
+        .is_empty()
+    {
+        return;
+    }
+    let strict = downgrade(&v2, false).ok();
+    let lossy = downgrade(&v2, true).ok();
+    if let Some(strict) = &strict {
+        assert_eq!(
+            Some(strict),
+            lossy.as_ref(),
+            "allowing loss changed a lossless downgrade"
+        );
+    }
+    if let Some(lossy) = &lossy {
+        check_files(lossy, false);
+    }
+    let strict = downgrade_to_head(&v2, false).ok();
+    let lossy = downgrade_to_head(&v2, true).ok();
+    if let Some(strict) = &strict {
+        assert_eq!(
+            Some(strict),
+            lossy.as_ref(),
+            "allowing loss changed a lossless downgrade"
+        );
+    }
+    if let Some(lossy) = &lossy {
+        check_files(lossy, true);
+    }
+});
