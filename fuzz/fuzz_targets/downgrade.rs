@@ -5,7 +5,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use planrun_converter::downgrade::{downgrade, downgrade_to_head, Downgraded};
+use planrun_converter::downgrade::{downgrade, downgrade_to_head, DowngradeError, Downgraded};
 use planrun_fuzz::{assert_drops_recorded, assert_exact_legacy};
 use planrun_legacy::json::{from_tree, parse_value, to_sdk_json};
 use planrun_legacy::{head, LegacyDocument, Version};
@@ -54,6 +54,9 @@ fn check_files(down: &Downgraded, at_head: bool) {
     }
 }
 
+/// `downgrade` or `downgrade_to_head`.
+type Way = fn(&PlanRunV2, bool) -> Result<Downgraded, DowngradeError>;
+
 fuzz_target!(|data: &[u8]| {
     let Ok(tree) = parse_value(data) else {
         return;
@@ -67,28 +70,18 @@ fuzz_target!(|data: &[u8]| {
     {
         return;
     }
-    let strict = downgrade(&v2, false).ok();
-    let lossy = downgrade(&v2, true).ok();
-    if let Some(strict) = &strict {
-        assert_eq!(
-            Some(strict),
-            lossy.as_ref(),
-            "allowing loss changed a lossless downgrade"
-        );
-    }
-    if let Some(lossy) = &lossy {
-        check_files(lossy, false);
-    }
-    let strict = downgrade_to_head(&v2, false).ok();
-    let lossy = downgrade_to_head(&v2, true).ok();
-    if let Some(strict) = &strict {
-        assert_eq!(
-            Some(strict),
-            lossy.as_ref(),
-            "allowing loss changed a lossless downgrade"
-        );
-    }
-    if let Some(lossy) = &lossy {
-        check_files(lossy, true);
+    for (way, at_head) in [(downgrade as Way, false), (downgrade_to_head, true)] {
+        let strict = way(&v2, false).ok();
+        let lossy = way(&v2, true).ok();
+        if let Some(strict) = &strict {
+            assert_eq!(
+                Some(strict),
+                lossy.as_ref(),
+                "allowing loss changed a lossless downgrade"
+            );
+        }
+        if let Some(lossy) = &lossy {
+            check_files(lossy, at_head);
+        }
     }
 });
