@@ -10,6 +10,7 @@ use serde_json::{Map, Value};
 use planrun_legacy::json::escape_pointer_token;
 use planrun_legacy::{
     Clarification, LocalDataValue, Normalization, Output, Outputs, PlanId, RunId, RunR6,
+    MAX_SAFE_INTEGER,
 };
 use planrun_v2::PlanRunV2;
 
@@ -153,6 +154,14 @@ pub fn downgrade(v2: &PlanRunV2, allow_loss: bool) -> Result<Downgraded, Downgra
             format!("{pointer} has no place in an R6 run"),
             Some(value),
         );
+    }
+    // The legacy reader takes integers within ±(2^53 - 1) only, as its schemas say; V2 takes any
+    // i64, so a larger step index has no legacy file this toolkit would read back.
+    if v2.current_step_index.unsigned_abs() > MAX_SAFE_INTEGER.unsigned_abs() {
+        return Err(DowngradeError::Invalid(format!(
+            "/current_step_index: {} is beyond ±{MAX_SAFE_INTEGER}, the range of a legacy run's integers",
+            v2.current_step_index
+        )));
     }
     let plan = plan_to_legacy(&v2.plan, &plan_residue);
     readable(&plan)?;

@@ -99,3 +99,23 @@ fn a_plan_the_sdks_validators_refuse_is_not_written() {
         );
     }
 }
+
+/// Found by the property test of V2 → HEAD store → V2: V2 takes any i64 as the step index, but
+/// the legacy reader takes integers within ±(2^53 − 1) only (as its schemas say), so a larger
+/// one was written into a run file this toolkit would not read back. It is refused now.
+#[test]
+fn a_step_index_beyond_the_legacy_range_is_refused() {
+    let mut v2 = v2_with_valued_plan();
+    v2.current_step_index = planrun_legacy::MAX_SAFE_INTEGER + 1;
+    for result in [downgrade(&v2, true), downgrade_to_head(&v2, true)] {
+        let Err(DowngradeError::Invalid(why)) = result else {
+            panic!("downgraded: {result:?}");
+        };
+        assert!(
+            why.starts_with("/current_step_index: 9007199254740992 is beyond"),
+            "{why}"
+        );
+    }
+    v2.current_step_index = planrun_legacy::MAX_SAFE_INTEGER;
+    assert!(downgrade(&v2, true).is_ok());
+}
