@@ -138,7 +138,7 @@ pub fn downgrade(v2: &PlanRunV2, allow_loss: bool) -> Result<Downgraded, Downgra
     let replaced: Vec<usize> = (v2.step_output_values.iter().enumerate())
         .filter_map(|(i, value)| last_at.insert(&value.output_name, i))
         .collect();
-    if !allow_loss && !(run_residue.is_empty() && replaced.is_empty()) {
+    if !allow_loss && (!run_residue.is_empty() || !replaced.is_empty()) {
         let mut pointers: Vec<String> = run_residue.keys().cloned().collect();
         pointers.extend(replaced.iter().map(|i| format!("/step_output_values/{i}")));
         return Err(DowngradeError::WouldDrop(pointers));
