@@ -210,6 +210,9 @@ rules! {
     /// A keyword the comparison does not model (`allOf`, `not`, `if`, …) changed; taken as
     /// breaking both ways.
     KeywordChanged = "keyword-changed",
+    /// The schemas nest (through `$ref`s) deeper than the comparison follows; what lies below
+    /// is taken as breaking both ways.
+    TooDeep = "too-deep",
 }
 
 impl fmt::Display for Rule {

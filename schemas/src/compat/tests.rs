@@ -758,3 +758,34 @@ fn published_v2_schemas_under_realistic_edits() {
     assert_eq!(findings[0].rule, Rule::EnumValueAdded);
     assert_eq!(findings[0].path, "/state");
 }
+
+/// Regression of a fuzzer finding: `$ref` cycles of different lengths on the two sides make a
+/// chain of distinct schema pairs as long as the product of the cycle lengths, and the walk
+/// recursed down all of it until the stack overflowed. It stops at a fixed depth now, with a
+/// finding that breaks both ways (so swapping the sides mirrors it), and a schema compared with
+/// itself still has none.
+#[test]
+fn ref_chains_deeper_than_the_walk_follows_end_in_a_finding() {
+    let chain = |n: usize| {
+        let defs: serde_json::Map<String, Value> = (0..n)
+            .map(|i| {
+                let next = format!("#/$defs/d{}", (i + 1) % n);
+                (
+                    format!("d{i}"),
+                    json!({"type": "object", "properties": {"x": {"$ref": next}}}),
+                )
+            })
+            .collect();
+        json!({"$defs": defs, "$ref": "#/$defs/d0"})
+    };
+    let (old, new) = (chain(97), chain(89));
+    for (a, b) in [(&old, &new), (&new, &old)] {
+        let findings = compare(a, b);
+        assert!(
+            findings.iter().any(|f| f.rule == Rule::TooDeep),
+            "{findings:?}"
+        );
+        assert_eq!(Compatibility::of(&findings), Compatibility::Breaking);
+    }
+    assert!(compare(&old, &old).is_empty());
+}

@@ -181,9 +181,19 @@ pub(super) enum Side {
 pub(super) struct Walk<'a> {
     old_root: &'a Value,
     new_root: &'a Value,
+    /// Whether both roots are the same schema: then a pair at one pointer is one schema.
+    same_roots: bool,
     findings: Vec<Finding>,
     visited: HashSet<(String, String)>,
+    /// How many comparisons are open on the stack.
+    depth: usize,
 }
+
+/// How deep comparisons nest before the walk stops with [`Rule::TooDeep`]: far deeper than any
+/// real schema (the published ones nest about ten levels), and shallow enough for any thread's
+/// stack, since recursive `$ref`s of different cycle lengths on the two sides can make a chain
+/// of distinct pairs as long as the product of their lengths.
+const MAX_DEPTH: usize = 96;
 
 impl<'a> Walk<'a> {
     /// Compares two schemas; returns every rule that fired, in walk order.
@@ -191,8 +201,10 @@ impl<'a> Walk<'a> {
         let mut walk = Walk {
             old_root: old,
             new_root: new,
+            same_roots: old == new,
             findings: Vec::new(),
             visited: HashSet::new(),
+            depth: 0,
         };
         walk.cmp(
             Loc::new(old, String::new()),
@@ -266,7 +278,9 @@ impl<'a> Walk<'a> {
     pub(super) fn cmp(&mut self, old: Loc<'a>, new: Loc<'a>, path: &str, tag: bool) {
         let old = self.deref(Side::Old, old);
         let new = self.deref(Side::New, new);
-        if !self.visited.insert((old.ptr.clone(), new.ptr.clone())) {
+        if (self.same_roots && old.ptr == new.ptr)
+            || !self.visited.insert((old.ptr.clone(), new.ptr.clone()))
+        {
             return;
         }
         let pair = Pair {
@@ -274,6 +288,17 @@ impl<'a> Walk<'a> {
             new: &new,
             path,
         };
+        if self.depth >= MAX_DEPTH {
+            let detail = format!("the schemas nest deeper than {MAX_DEPTH} levels here");
+            return self.fire(Rule::TooDeep, pair.at(), detail, BOTH);
+        }
+        self.depth += 1;
+        self.cmp_pair(pair, tag);
+        self.depth -= 1;
+    }
+
+    fn cmp_pair(&mut self, pair: Pair<'a, '_>, tag: bool) {
+        let (old, new) = (pair.old, pair.new);
         match (old.is_false(), new.is_false()) {
             (true, true) => return,
             (true, false) => {
