@@ -4,10 +4,11 @@ corpus (../shared/corpus), the shipped example store, and stores that `planrun g
 per wire version, and a migration of each to V2 and to a HEAD store for the V2, journal and
 HEAD-store targets).
 
-    python3 fuzz/seeds.py --planrun target/debug/planrun [--shared ../shared/corpus]
+    python3 fuzz/seeds.py --planrun target/debug/planrun [--shared ../shared/corpus] [--out DIR]
 
-The seeds are regenerated on every run, never edited by hand, and never committed: fuzz/corpus/
-is ignored by git. What a campaign adds to it stays until the next regeneration clears it.
+The seeds are regenerated on every run (each target's directory is emptied first), never edited
+by hand, and never committed: fuzz/corpus/ is ignored by git. What a campaign adds to it stays
+until the next regeneration clears it, so do not regenerate it under a running campaign.
 """
 
 import argparse
@@ -41,8 +42,8 @@ GEN_VERSIONS = ["W1", "R0", "R1", "R2", "R3", "R4", "R5", "R6"]
 class Seeds:
     """The seeds of one target, named by their content (so the same seed is written once)."""
 
-    def __init__(self, target):
-        self.dir = FUZZ / "corpus" / target
+    def __init__(self, target, out):
+        self.dir = out / target
         if self.dir.exists():
             shutil.rmtree(self.dir)
         self.dir.mkdir(parents=True)
@@ -154,13 +155,15 @@ def main():
     parser.add_argument("--planrun", required=True, type=Path, help="the planrun binary")
     parser.add_argument("--shared", type=Path, default=ROOT.parent / "shared" / "corpus")
     parser.add_argument("--runs", type=int, default=40, help="runs per generated store")
+    parser.add_argument("--out", type=Path, default=FUZZ / "corpus",
+                        help="where to write corpus/<target>/ (default: fuzz/corpus)")
     args = parser.parse_args()
     planrun = args.planrun.resolve()
     shared = args.shared.resolve()
     if not shared.is_dir():
         sys.exit(f"seeds.py: {shared} is missing; the seeds start from the SDK corpus")
 
-    seeds = {t: Seeds(t) for t in [
+    seeds = {t: Seeds(t, args.out.resolve()) for t in [
         "legacy_read", "legacy_schema", "v2_read", "upgrade", "downgrade", "plan",
         "schema_compat", "journal", "check", "head_store",
     ]}
