@@ -528,3 +528,24 @@ proptest::proptest! {
         }
     }
 }
+
+/// Regression of a fuzzer finding: a V2 run is read without an end-user file, so its end-user
+/// id was never checked as a file name, and `--to r6` named the end-user file after it; an id
+/// like `../escape` would have put it outside DST. The run is rejected now, and nothing is
+/// written outside DST.
+#[test]
+fn an_end_user_id_that_cannot_name_a_file_is_rejected_not_written() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (v2, _, _) = edited_v2_store(tmp.path(), |doc| {
+        doc["end_user"]["external_id"] = serde_json::json!("../escape");
+    });
+    let dst = tmp.path().join("sub").join("head");
+    std::fs::create_dir_all(dst.parent().unwrap()).unwrap();
+    let output = run_argv(&[&"migrate", &v2, &"--out", &dst, &"--to", &"r6"]);
+    assert_eq!(code(&output), 1, "{}", show(&output));
+    assert!(!tmp.path().join("sub").join("escape.json").exists());
+    let written: Vec<String> = tree(&dst, &[".planrun"]).into_keys().collect();
+    assert!(written.is_empty(), "{written:?}");
+    let report = std::fs::read_to_string(dst.join(".planrun/report.json")).unwrap();
+    assert!(report.contains("unsafe_name"), "{report}");
+}

@@ -44,6 +44,15 @@ pub fn outputs(
         to_sdk_json(&down.plan).into_bytes(),
     )];
     let external_id = down.end_user.external_id.clone();
+    // A V2 run was read without an end-user file, so its id was never checked as a file name;
+    // the HEAD store names one after it.
+    crate::safe_component(&external_id).map_err(|why| {
+        Failure::rejected(
+            origin,
+            "unsafe_name",
+            format!("the end-user id {external_id:?} cannot name a file in the store: {why}"),
+        )
+    })?;
     // The conversion read this file already; the batch's cache hands back that reading.
     let stored = match &*end_users.get(store, &external_id) {
         Ok(Some(parsed)) => match &parsed.document {
