@@ -5,8 +5,8 @@
 //! It holds the V2 document's `legacy` object (an old execution context and the like), its end
 //! user when the store's end-user file does not give it back, and the changes that brought the
 //! run and its plan to HEAD's form, so they can be undone; and, checked by converting the HEAD
-//! files back when the residue is made, any other top-level field those do not give back. A residue is applied only to the very
-//! run and plan files it was made with (their FNV-1a hashes are recorded): once the SDK has
+//! files back when the residue is made, any other top-level field those do not give back. A
+//! residue is applied only to the very run and plan files it was made with (their FNV-1a hashes are recorded): once the SDK has
 //! saved a run again, its residue no longer applies.
 
 use indexmap::IndexMap;
@@ -114,10 +114,12 @@ impl Residue {
                 additional_data: indexmap::IndexMap::new(),
             },
         };
+        let run_text = to_sdk_json(&down.run);
+        let plan_text = to_sdk_json(&down.plan);
         let mut residue = Residue {
             format: RESIDUE_FORMAT.to_owned(),
-            run_fnv: format!("{:016x}", fnv1a64(to_sdk_json(&down.run).as_bytes())),
-            plan_fnv: format!("{:016x}", fnv1a64(to_sdk_json(&down.plan).as_bytes())),
+            run_fnv: format!("{:016x}", fnv1a64(run_text.as_bytes())),
+            plan_fnv: format!("{:016x}", fnv1a64(plan_text.as_bytes())),
             legacy: v2
                 .legacy
                 .as_ref()
@@ -129,21 +131,22 @@ impl Residue {
             run_changes: down.undo.run.iter().filter_map(change).collect(),
             plan_changes: down.undo.plan.iter().filter_map(change).collect(),
         };
-        residue.fields = residue.not_given_back(v2, down, written_user);
+        let files = (run_text.as_bytes(), plan_text.as_bytes());
+        residue.fields = residue.not_given_back(v2, files, written_user);
         residue
     }
 
-    /// The top-level fields of `v2` that converting HEAD's files back with this residue does
-    /// not give back as they are (the config aside).
+    /// The top-level fields of `v2` that converting HEAD's files back (`files`: the run's and
+    /// the plan's text) with this residue does not give back as they are (the config aside).
     fn not_given_back(
         &self,
         v2: &PlanRunV2,
-        down: &Downgraded,
+        files: (&[u8], &[u8]),
         written_user: Option<&planrun_legacy::EndUser>,
     ) -> IndexMap<String, Value> {
         let want = serde_json::to_value(v2).expect("V2 documents are JSON");
         let back = self
-            .convert_back(down, written_user, &v2.config)
+            .convert_back(files, written_user, &v2.config)
             .map(|run| serde_json::to_value(run).expect("V2 documents are JSON"));
         let (Value::Object(want), Some(Value::Object(back))) = (want, back) else {
             return IndexMap::new();
@@ -157,12 +160,12 @@ impl Residue {
     /// the files undone, upgraded (every agent-memory file there), this residue put back.
     fn convert_back(
         &self,
-        down: &Downgraded,
+        (run, plan): (&[u8], &[u8]),
         written_user: Option<&planrun_legacy::EndUser>,
         config: &planrun_v2::Config,
     ) -> Option<PlanRunV2> {
-        let run = self.undo_run(to_sdk_json(&down.run).as_bytes())?;
-        let plan = self.undo_plan(to_sdk_json(&down.plan).as_bytes())?;
+        let run = self.undo_run(run)?;
+        let plan = self.undo_plan(plan)?;
         let run = planrun_legacy::parse(&run).ok()?;
         let plan = planrun_legacy::parse(&plan).ok()?;
         let LegacyDocument::Plan(plan_document) = &plan.document else {

@@ -9,7 +9,7 @@ use std::sync::OnceLock;
 
 use planrun_converter::EntryKind;
 use planrun_legacy::json::{from_tree, parse_value};
-use planrun_legacy::{LegacyDocument, Parsed};
+use planrun_legacy::Parsed;
 use planrun_store::{Doc, EndUsers, Failure, Listing, ResolvedConfig, RunResult, Store};
 use planrun_v2::PlanRunV2;
 use serde_json::Value;
@@ -175,16 +175,6 @@ pub fn assert_exact_legacy(bytes: &[u8], what: &str) -> Parsed {
         String::from_utf8_lossy(bytes)
     );
     parsed
-}
-
-/// The kind of a parsed document, for messages.
-pub fn kind(parsed: &Parsed) -> &'static str {
-    match parsed.document {
-        LegacyDocument::Run(_) => "run",
-        LegacyDocument::Plan(_) => "plan",
-        LegacyDocument::EndUser(_) => "end user",
-        _ => parsed.detection.kind.as_str(),
-    }
 }
 
 /// Asserts that no loss-report entry says a value was dropped without naming the value: a
