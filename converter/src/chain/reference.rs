@@ -1,43 +1,21 @@
-//! The migration chain W1 → R0 → … → R6, one small pure step per version, each step being the
-//! rename-table rows of that version applied to the run's JSON tree. The result is read back with
-//! the R6 model, so a row that produced a wrong shape cannot go unnoticed.
+//! The rename table's interpreter: each row of a version applied to the run's JSON tree, the
+//! result read back with the R6 model. It is the reference the typed chain is tested against,
+//! byte for byte and entry for entry, and it runs any row the typed chain lacks.
 
 use indexmap::IndexMap;
 use serde_json::{Map, Value};
 
 use planrun_legacy::json::escape_pointer_token;
-use planrun_legacy::{LegacyRun, RunR6, Version};
+use planrun_legacy::{LegacyRun, Version};
 
+use super::{note, AtR6, ChainError};
 use crate::renames::{rows_from, Op, Row};
 use crate::report::{EntryKind, LossReport};
 
-/// A run brought to R6, with what the chain moved out of it and what it did.
-#[derive(Debug, Clone, PartialEq)]
-pub struct AtR6 {
-    /// The run in the R6 shape.
-    pub run: RunR6,
-    /// Values R6 cannot hold, by their pointer in the virtual legacy document (`/run/…`).
-    pub residue: IndexMap<String, Value>,
-    /// One entry per datum the chain touched.
-    pub report: LossReport,
-    /// The version the chain started from.
-    pub source_version: Version,
-}
-
-/// Why the chain could not finish; a bug in the table or the models, never bad input (bad input
-/// is rejected by the legacy parser before the chain runs).
-#[derive(Debug, thiserror::Error)]
-#[error("the chain produced an invalid R6 run: {0}")]
-pub struct ChainError(#[from] serde_json::Error);
-
-/// Brings a run of any version to R6.
-pub fn to_r6(run: &LegacyRun) -> Result<AtR6, ChainError> {
-    to_r6_with_tree(run, None)
-}
-
-/// [`to_r6`], given the run's JSON tree when the caller has it (see
-/// [`planrun_legacy::parse_keeping_tree`]), so that it is not built again.
-pub fn to_r6_with_tree(run: &LegacyRun, tree: Option<Value>) -> Result<AtR6, ChainError> {
+/// Brings a run of any version to R6 by interpreting the rename table on its JSON tree; `tree`
+/// is the run's tree when the caller has it (see [`planrun_legacy::parse_keeping_tree`]), so
+/// that it is not built again.
+pub fn to_r6(run: &LegacyRun, tree: Option<Value>) -> Result<AtR6, ChainError> {
     let source_version = run.version();
     if let LegacyRun::R6(run) = run {
         if rows_from(Version::R6).next().is_none() {
@@ -74,10 +52,6 @@ pub fn to_r6_with_tree(run: &LegacyRun, tree: Option<Value>) -> Result<AtR6, Cha
         report,
         source_version,
     })
-}
-
-fn note(row: &Row) -> String {
-    format!("{} {}: {}", row.step(), row.id, row.note)
 }
 
 fn apply(

@@ -1,0 +1,379 @@
+//! The migration chain W1 → R0 → … → R6, one small pure step per version. The rename table's
+//! rows are its specification: [`reference`] interprets them on the run's JSON tree, and
+//! [`to_r6`] applies each version's rows as a typed function on the run's structs, with the
+//! pointers, defaults and notes of its report taken from the table. The two are tested to give
+//! the same run, residue and report; a row the typed steps do not know (not in [`TYPED_ROWS`])
+//! sends every run it applies to through the reference instead.
+
+pub mod reference;
+
+use std::sync::OnceLock;
+
+use indexmap::IndexMap;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use planrun_legacy::json::escape_pointer_token;
+use planrun_legacy::{
+    ExecutionContextR3, ExecutionContextR4, LegacyRun, Outputs, Prefix, RunId, RunR1, RunR2, RunR3,
+    RunR4, RunR5, RunR6, RunRefKey, RunW1, Version,
+};
+
+use crate::renames::{row, rows_from, Op, Row};
+use crate::report::{EntryKind, LossReport};
+
+/// A run brought to R6, with what the chain moved out of it and what it did.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AtR6 {
+    /// The run in the R6 shape.
+    pub run: RunR6,
+    /// Values R6 cannot hold, by their pointer in the virtual legacy document (`/run/…`).
+    pub residue: IndexMap<String, Value>,
+    /// One entry per datum the chain touched.
+    pub report: LossReport,
+    /// The version the chain started from.
+    pub source_version: Version,
+}
+
+/// Why the chain could not finish; a bug in the table or the models, never bad input (bad input
+/// is rejected by the legacy parser before the chain runs).
+#[derive(Debug, thiserror::Error)]
+#[error("the chain produced an invalid R6 run: {0}")]
+pub struct ChainError(#[from] serde_json::Error);
+
+/// The legacy rows the typed steps implement, in table order.
+pub const TYPED_ROWS: &[&str] = &[
+    "w1.planner_ext",
+    "w1.agent_ext",
+    "w1.workflow_id",
+    "w1.id_prefix",
+    "w1.clar_prefix",
+    "r0.id_prefix",
+    "r0.clar_prefix",
+    "r2.planning_ext",
+    "r2.execution_ext",
+    "r3.end_user_id",
+    "r4.plan_run_inputs",
+    "r5.execution_context",
+];
+
+/// Brings a run of any version to R6 with the typed steps, or with the [`reference`] when a row
+/// that applies to it is not one of [`TYPED_ROWS`].
+pub fn to_r6(run: &LegacyRun) -> Result<AtR6, ChainError> {
+    let source_version = run.version();
+    if !typed_from(source_version) {
+        return reference::to_r6(run, None);
+    }
+    let mut chain = Typed::default();
+    let mut at = run.clone();
+    let r6 = loop {
+        at = match at {
+            LegacyRun::W1(r) => LegacyRun::R0(chain.w1(r)),
+            LegacyRun::R0(r) => LegacyRun::R1(chain.r0(r)),
+            LegacyRun::R1(r) => LegacyRun::R2(chain.r1(r)),
+            LegacyRun::R2(r) => LegacyRun::R3(chain.r2(r)),
+            LegacyRun::R3(r) => LegacyRun::R4(chain.r3(r)),
+            LegacyRun::R4(r) => LegacyRun::R5(chain.r4(r)),
+            LegacyRun::R5(r) => LegacyRun::R6(chain.r5(r)),
+            LegacyRun::R6(r) => break r,
+        };
+    };
+    Ok(AtR6 {
+        run: r6,
+        residue: chain.residue,
+        report: chain.report,
+        source_version,
+    })
+}
+
+/// Whether every row from `version` on is one of [`TYPED_ROWS`].
+fn typed_from(version: Version) -> bool {
+    static TYPED: OnceLock<Vec<bool>> = OnceLock::new();
+    TYPED.get_or_init(|| {
+        Version::ALL
+            .into_iter()
+            .map(|from| {
+                Version::ALL
+                    .into_iter()
+                    .filter(|v| *v >= from)
+                    .flat_map(rows_from)
+                    .all(|row| TYPED_ROWS.contains(&row.id))
+            })
+            .collect()
+    })[version as usize]
+}
+
+/// `W1→R0 w1.id: why`, as every entry of a row cites it.
+pub(crate) fn note(row: &Row) -> String {
+    format!("{} {}: {}", row.step(), row.id, row.note)
+}
+
+/// What the typed steps collect on the way.
+#[derive(Default)]
+struct Typed {
+    residue: IndexMap<String, Value>,
+    report: LossReport,
+}
+
+/// The run-id prefix rows' old and new prefixes.
+fn prefixes(row: &Row) -> (Prefix, Prefix, &'static str) {
+    let Op::RewritePrefix { at, from, to } = row.op else {
+        panic!("{} is not a prefix rewrite", row.id)
+    };
+    let parse = |text: &str| {
+        [Prefix::Wkfl, Prefix::Pr, Prefix::Prun]
+            .into_iter()
+            .find(|p| p.as_str() == text)
+            .unwrap_or_else(|| panic!("{}: {text} is not a run prefix", row.id))
+    };
+    (parse(from), parse(to), at)
+}
+
+/// A default of the table, as the type it fills.
+fn default_of<T: DeserializeOwned>(row: &Row, text: &str) -> T {
+    serde_json::from_str(text)
+        .unwrap_or_else(|e| panic!("{}: the default {text} does not fit: {e}", row.id))
+}
+
+impl Typed {
+    fn renamed(&mut self, row: &Row, at: &str) {
+        let Op::RenameKey { from, to, .. } = row.op else {
+            panic!("{} is not a rename", row.id)
+        };
+        self.report.push(
+            EntryKind::Renamed,
+            Some(format!("/run{at}/{}", escape_pointer_token(from))),
+            Some(format!("/run{at}/{}", escape_pointer_token(to))),
+            note(row),
+            None,
+        );
+    }
+
+    fn coerced(&mut self, row: &Row, place: String) {
+        self.report.push(
+            EntryKind::Coerced,
+            Some(place.clone()),
+            Some(place),
+            note(row),
+            None,
+        );
+    }
+
+    fn to_residue(&mut self, row: &Row, value: Value) {
+        let Op::ToResidue { at } = row.op else {
+            panic!("{} does not keep a value in the residue", row.id)
+        };
+        let key = format!("/run{at}");
+        self.report.push(
+            EntryKind::Moved,
+            Some(key.clone()),
+            Some(format!("/legacy/entries/{}", escape_pointer_token(&key))),
+            note(row),
+            None,
+        );
+        self.residue.insert(key, value);
+    }
+
+    /// A run-id prefix row on the run's id and on its clarifications' run references.
+    fn rewrite_prefixes(
+        &mut self,
+        id: &mut Option<RunId>,
+        clarifications: &mut [planrun_legacy::Clarification],
+        id_row: &str,
+        clar_row: &str,
+    ) {
+        let id_row = row(id_row);
+        let (from, to, at) = prefixes(id_row);
+        if let Some(run_id) = id.as_mut().filter(|i| i.0.prefix() == from) {
+            *run_id = RunId(run_id.0.with_prefix(to));
+            self.coerced(id_row, format!("/run{at}"));
+        }
+        let clar_row = row(clar_row);
+        let (from, to, at) = prefixes(clar_row);
+        let (list, field) = at
+            .split_once("/*/")
+            .unwrap_or_else(|| panic!("{}: not a clarification pointer", clar_row.id));
+        for (i, clar) in clarifications.iter_mut().enumerate() {
+            if let Some((RunRefKey::PlanRunId, Some(run_id))) = clar.run_ref.as_mut() {
+                if RunRefKey::PlanRunId.as_str() == field && run_id.0.prefix() == from {
+                    *run_id = RunId(run_id.0.with_prefix(to));
+                    self.coerced(clar_row, format!("/run{list}/{i}/{field}"));
+                }
+            }
+        }
+    }
+
+    fn w1(&mut self, run: RunW1) -> RunR1 {
+        let ec = run.execution_context;
+        let (planner, agent) = (row("w1.planner_ext"), row("w1.agent_ext"));
+        self.renamed(planner, "/execution_context");
+        self.renamed(agent, "/execution_context");
+        let mut outputs = run.outputs;
+        let workflow_id = row("w1.workflow_id");
+        let Op::RenameKey { at, .. } = workflow_id.op else {
+            unreachable!()
+        };
+        for (i, clar) in outputs.clarifications.iter_mut().enumerate() {
+            if let Some((key @ RunRefKey::WorkflowId, _)) = clar.run_ref.as_mut() {
+                *key = RunRefKey::PlanRunId;
+                self.renamed(workflow_id, &at.replace('*', &i.to_string()));
+            }
+        }
+        let mut id = run.id;
+        self.rewrite_prefixes(
+            &mut id,
+            &mut outputs.clarifications,
+            "w1.id_prefix",
+            "w1.clar_prefix",
+        );
+        RunR1 {
+            id,
+            plan_id: run.plan_id,
+            current_step_index: run.current_step_index,
+            state: run.state,
+            execution_context: planrun_legacy::ExecutionContextR0 {
+                end_user_id: ec.end_user_id,
+                additional_data: ec.additional_data,
+                planning_agent_system_context_extension: ec.planner_system_context_extension,
+                execution_agent_system_context_extension: ec.agent_system_context_extension,
+            },
+            outputs,
+        }
+    }
+
+    fn r0(&mut self, mut run: RunR1) -> RunR1 {
+        self.rewrite_prefixes(
+            &mut run.id,
+            &mut run.outputs.clarifications,
+            "r0.id_prefix",
+            "r0.clar_prefix",
+        );
+        run
+    }
+
+    #[allow(clippy::unused_self, reason = "every step has the same shape")]
+    fn r1(&mut self, run: RunR1) -> RunR2 {
+        RunR2 {
+            id: run.id,
+            plan_id: run.plan_id,
+            current_step_index: run.current_step_index,
+            state: run.state,
+            execution_context: run.execution_context,
+            outputs: Outputs {
+                clarifications: run.outputs.clarifications,
+                step_outputs: run
+                    .outputs
+                    .step_outputs
+                    .into_iter()
+                    .map(|(k, v)| (k, v.into()))
+                    .collect(),
+                final_output: run.outputs.final_output.map(Into::into),
+            },
+        }
+    }
+
+    fn r2(&mut self, run: RunR2) -> RunR3 {
+        let ec = run.execution_context;
+        let value = |ext: Option<Vec<String>>| serde_json::to_value(ext).expect("strings are JSON");
+        self.to_residue(
+            row("r2.planning_ext"),
+            value(ec.planning_agent_system_context_extension),
+        );
+        self.to_residue(
+            row("r2.execution_ext"),
+            value(ec.execution_agent_system_context_extension),
+        );
+        RunR3 {
+            id: run.id,
+            plan_id: run.plan_id,
+            current_step_index: run.current_step_index,
+            state: run.state,
+            execution_context: ExecutionContextR3 {
+                end_user_id: ec.end_user_id,
+                additional_data: ec.additional_data,
+            },
+            outputs: run.outputs,
+        }
+    }
+
+    fn r3(&mut self, run: RunR3) -> RunR4 {
+        let row = row("r3.end_user_id");
+        let Op::Move { from, to, default } = row.op else {
+            panic!("{} is not a move", row.id)
+        };
+        let end_user_id = match run.execution_context.end_user_id {
+            Some(id) => {
+                self.report.push(
+                    EntryKind::Moved,
+                    Some(format!("/run{from}")),
+                    Some(format!("/run{to}")),
+                    note(row),
+                    None,
+                );
+                id
+            }
+            None => {
+                let id: String = default_of(row, default);
+                self.report.push(
+                    EntryKind::Defaulted,
+                    None,
+                    Some(format!("/run{to}")),
+                    note(row),
+                    Some(Value::String(id.clone())),
+                );
+                id
+            }
+        };
+        RunR4 {
+            id: run.id,
+            plan_id: run.plan_id,
+            current_step_index: run.current_step_index,
+            state: run.state,
+            execution_context: ExecutionContextR4 {
+                additional_data: run.execution_context.additional_data,
+            },
+            end_user_id,
+            outputs: run.outputs,
+        }
+    }
+
+    fn r4(&mut self, run: RunR4) -> RunR5 {
+        let row = row("r4.plan_run_inputs");
+        let Op::Default { at, key, value } = row.op else {
+            panic!("{} is not a default", row.id)
+        };
+        let recorded: Value = default_of(row, value);
+        let plan_run_inputs = default_of(row, value);
+        self.report.push(
+            EntryKind::Defaulted,
+            None,
+            Some(format!("/run{at}/{}", escape_pointer_token(key))),
+            note(row),
+            Some(recorded),
+        );
+        RunR5 {
+            id: run.id,
+            plan_id: run.plan_id,
+            current_step_index: run.current_step_index,
+            state: run.state,
+            execution_context: run.execution_context,
+            end_user_id: run.end_user_id,
+            outputs: run.outputs,
+            plan_run_inputs,
+        }
+    }
+
+    fn r5(&mut self, run: RunR5) -> RunR6 {
+        let context = serde_json::to_value(&run.execution_context).expect("contexts are JSON");
+        self.to_residue(row("r5.execution_context"), context);
+        RunR6 {
+            id: run.id,
+            plan_id: run.plan_id,
+            current_step_index: run.current_step_index,
+            state: run.state,
+            end_user_id: run.end_user_id,
+            outputs: run.outputs,
+            plan_run_inputs: run.plan_run_inputs,
+        }
+    }
+}
