@@ -15,7 +15,7 @@ use planrun_fuzz::{
 };
 use planrun_legacy::{head, LegacyDocument};
 use planrun_store::migrate::head::{check_document, outputs};
-use planrun_store::EndUsers;
+use planrun_store::References;
 
 fuzz_target!(|data: &[u8]| {
     let parts = split(data);
@@ -23,7 +23,7 @@ fuzz_target!(|data: &[u8]| {
     let Ok(out) = store.convert().outcome else {
         return;
     };
-    let Ok(files) = outputs(&store, &EndUsers::default(), Path::new("mem/<run>"), &out) else {
+    let Ok(files) = outputs(&store, &References::default(), Path::new("mem/<run>"), &out) else {
         return;
     };
     assert_drops_recorded(&files.report.entries, "the HEAD store");

@@ -10,7 +10,7 @@ use std::sync::OnceLock;
 use planrun_converter::EntryKind;
 use planrun_legacy::json::{from_tree, parse_value};
 use planrun_legacy::Parsed;
-use planrun_store::{Doc, EndUsers, Failure, Listing, ResolvedConfig, RunResult, Store};
+use planrun_store::{Doc, References, Failure, Listing, ResolvedConfig, RunResult, Store};
 use planrun_v2::PlanRunV2;
 use serde_json::Value;
 
@@ -71,7 +71,7 @@ impl MemStore {
 
     /// Converts the run as a batch does.
     pub fn convert(&self) -> RunResult {
-        planrun_store::convert_entry(self, self.name(), config(), &EndUsers::default())
+        planrun_store::convert_entry(self, self.name(), config(), &References::default())
     }
 
     fn name(&self) -> &str {

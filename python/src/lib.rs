@@ -26,7 +26,7 @@ use std::time::Duration;
 use planrun_converter::downgrade::{downgrade_to_head, DowngradeError};
 use planrun_legacy::json::{from_tree, parse_value, to_sdk_json};
 use planrun_store::migrate::{MigrateError, Options, Progress, Shard, Target, DEFAULT_CHUNK_SIZE};
-use planrun_store::{convert_document, convert_entry, convert_run, EndUsers, RunResult};
+use planrun_store::{convert_document, convert_entry, convert_run, References, RunResult};
 use planrun_v2::PlanRunV2;
 use pyo3::exceptions::{PyOSError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -333,7 +333,7 @@ fn convert(
             &memory,
             RUN_NAME,
             &config,
-            &EndUsers::default(),
+            &References::default(),
         ))
     });
     finish(py, result)

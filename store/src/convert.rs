@@ -20,7 +20,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use planrun_converter::chain::to_r6_with_tree;
+use planrun_converter::chain::to_r6;
 use planrun_converter::report::{EntryKind, LossReport};
 use planrun_converter::residue::{residue_path, Residue};
 use planrun_converter::upgrade::{upgrade_at, ConvertError, Sources};
@@ -52,18 +52,18 @@ pub fn convert_run(run_path: &Path, store_dir: &Path, config: &ResolvedConfig) -
         &bytes,
         run_path,
         name,
-        Some((&store, &EndUsers::default())),
+        Some((&store, &References::default())),
         config,
     )
 }
 
-/// Converts the run entry `name` of `store`, as a batch does: end users already read are taken
-/// from `end_users`.
+/// Converts the run entry `name` of `store`, as a batch does: plans and end users already read
+/// are taken from `refs`.
 pub fn convert_entry(
     store: &dyn Store,
     name: &str,
     config: &ResolvedConfig,
-    end_users: &EndUsers,
+    refs: &References,
 ) -> RunResult {
     let origin = store.locate(&Doc::Run(name).relative());
     let bytes = match store.read(Doc::Run(name)) {
@@ -75,13 +75,7 @@ pub fn convert_entry(
         }
         Err(failure) => return unread(&origin, failure),
     };
-    convert_in(
-        &bytes,
-        &origin,
-        Some(name),
-        Some((store, end_users)),
-        config,
-    )
+    convert_in(&bytes, &origin, Some(name), Some((store, refs)), config)
 }
 
 fn unread(origin: &Path, failure: Failure) -> RunResult {
@@ -93,33 +87,59 @@ fn unread(origin: &Path, failure: Failure) -> RunResult {
     }
 }
 
-/// End-user documents already read, by `external_id`: a store has far fewer end users than
-/// runs, and reading one per run cost three system calls and a parse. Holds at most
-/// [`EndUsers::CAPACITY`] documents (then starts over), so memory stays bounded.
+/// The documents runs refer to (end users and plans), as already read: a store has far fewer of
+/// them than runs, and reading one per run cost three system calls and a parse. Each kind holds
+/// at most [`References::CAPACITY`] documents (then starts over), so memory stays bounded. A
+/// plan read through a HEAD store's residue is not cached: it is that run's own.
 #[derive(Debug, Default)]
-pub struct EndUsers {
-    read: Mutex<HashMap<String, Arc<Reference>>>,
+pub struct References {
+    end_users: Cache,
+    plans: Cache,
 }
+
+/// One kind of referenced document, by id.
+#[derive(Debug, Default)]
+struct Cache(Mutex<HashMap<String, Arc<Reference>>>);
 
 /// A referenced document as read: `Ok(None)` when the store has none of that name.
 type Reference = Result<Option<Parsed>, Failure>;
 
-impl EndUsers {
-    /// The most end-user documents held.
+impl References {
+    /// The most documents held of each kind.
     pub const CAPACITY: usize = 4096;
 
-    pub(crate) fn get(&self, store: &dyn Store, external_id: &str) -> Arc<Reference> {
-        let lock = || self.read.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some(hit) = lock().get(external_id) {
+    /// The end user `external_id` of `store`.
+    pub(crate) fn end_user(&self, store: &dyn Store, external_id: &str) -> Arc<Reference> {
+        self.end_users.get(external_id, || {
+            read_reference(
+                store,
+                Doc::EndUser(external_id),
+                DocKind::EndUser,
+                "end-user",
+            )
+        })
+    }
+
+    /// The plan `plan_id` of `store`.
+    pub(crate) fn plan(&self, store: &dyn Store, plan_id: &str) -> Arc<Reference> {
+        self.plans.get(plan_id, || {
+            read_reference(store, Doc::Plan(plan_id), DocKind::Plan, "plan")
+        })
+    }
+}
+
+impl Cache {
+    fn get(&self, id: &str, read: impl FnOnce() -> Reference) -> Arc<Reference> {
+        let lock = || self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(hit) = lock().get(id) {
             return Arc::clone(hit);
         }
-        let doc = Doc::EndUser(external_id);
-        let read = Arc::new(read_reference(store, doc, DocKind::EndUser, "end-user"));
+        let read = Arc::new(read());
         let mut cache = lock();
-        if cache.len() >= Self::CAPACITY {
+        if cache.len() >= References::CAPACITY {
             cache.clear();
         }
-        cache.insert(external_id.to_owned(), Arc::clone(&read));
+        cache.insert(id.to_owned(), Arc::clone(&read));
         read
     }
 }
@@ -134,13 +154,13 @@ pub fn convert_document(
     store_dir: Option<&Path>,
     config: &ResolvedConfig,
 ) -> RunResult {
-    let end_users = EndUsers::default();
+    let refs = References::default();
     let store = store_dir.map(DiskStore::new);
     convert_in(
         bytes,
         origin,
         file_name,
-        store.as_ref().map(|s| (s as &dyn Store, &end_users)),
+        store.as_ref().map(|s| (s as &dyn Store, &refs)),
         config,
     )
 }
@@ -149,7 +169,7 @@ fn convert_in(
     bytes: &[u8],
     origin: &Path,
     file_name: Option<&str>,
-    store: Option<(&dyn Store, &EndUsers)>,
+    store: Option<(&dyn Store, &References)>,
     config: &ResolvedConfig,
 ) -> RunResult {
     let mut result = RunResult {
@@ -164,11 +184,10 @@ fn convert_in(
         Some(Kept::Applies(_, undone)) => undone.as_slice(),
         _ => bytes,
     };
-    match planrun_legacy::parse_keeping_tree(undone) {
-        Ok((parsed, tree)) => {
+    match planrun_legacy::parse(undone) {
+        Ok(parsed) => {
             result.source_version = Some(parsed.detection.versions.to_string());
-            result.outcome =
-                convert_legacy(&parsed, tree, origin, name, store, config, residue.as_ref());
+            result.outcome = convert_legacy(&parsed, origin, name, store, config, residue.as_ref());
         }
         Err(legacy_error) => match current(bytes, origin, name, store.map(|(s, _)| s)) {
             Some(outcome) => {
@@ -212,10 +231,9 @@ fn residue_of(store: &dyn Store, name: &str, bytes: &[u8]) -> Option<Kept> {
 
 fn convert_legacy(
     parsed: &Parsed,
-    tree: Option<Value>,
     origin: &Path,
     name: Option<&str>,
-    store: Option<(&dyn Store, &EndUsers)>,
+    store: Option<(&dyn Store, &References)>,
     config: &ResolvedConfig,
     residue: Option<&Kept>,
 ) -> Result<RunOutput, Failure> {
@@ -254,23 +272,27 @@ fn convert_legacy(
         }
     }
     let plan_id = run.plan_id().to_string();
-    let plan_doc = match store_only {
-        Some(store) => match applies {
-            Some(residue) => read_plan_with(store, &plan_id, residue)?,
-            None => read_reference(store, Doc::Plan(&plan_id), DocKind::Plan, "plan")?,
-        },
+    let plan_read = match store {
+        Some((store, refs)) => Some(match applies {
+            Some(residue) => Arc::new(read_plan_with(store, &plan_id, residue)),
+            None => refs.plan(store, &plan_id),
+        }),
         None => None,
     };
-    let plan = plan_doc.as_ref().map(|p| match &p.document {
+    let plan_doc = match plan_read.as_deref() {
+        Some(Err(failure)) => return Err(failure.clone()),
+        Some(Ok(parsed)) => parsed.as_ref(),
+        None => None,
+    };
+    let plan = plan_doc.map(|p| match &p.document {
         LegacyDocument::Plan(plan) => plan,
         _ => unreachable!("read_reference checked the kind"),
     });
 
-    let r6 = to_r6_with_tree(run, tree)
-        .map_err(|e| Failure::rejected(origin, "internal", e.to_string()))?;
+    let r6 = to_r6(run).map_err(|e| Failure::rejected(origin, "internal", e.to_string()))?;
     let end_user_id = r6.run.end_user_id.clone();
     let user_doc = match store {
-        Some((store, end_users)) => {
+        Some((store, refs)) => {
             safe_component(&end_user_id).map_err(|why| {
                 Failure::rejected(
                     origin,
@@ -280,7 +302,7 @@ fn convert_legacy(
                     ),
                 )
             })?;
-            Some(end_users.get(store, &end_user_id))
+            Some(refs.end_user(store, &end_user_id))
         }
         None => None,
     };
@@ -313,7 +335,7 @@ fn convert_legacy(
         run: parsed,
         plan,
         end_user,
-        plan_read: plan_doc.as_ref().map_or(&[], |p| &p.normalizations),
+        plan_read: plan_doc.map_or(&[], |p| &p.normalizations),
         end_user_read: match user_doc.as_deref() {
             Some(Ok(Some(parsed))) => &parsed.normalizations,
             _ => &[],
@@ -704,12 +726,15 @@ mod tests {
         .unwrap();
         std::fs::write(dir.path().join("bob.json"), "{").unwrap();
         let store = DiskStore::new(dir.path());
-        let cache = EndUsers::default();
-        let first = cache.get(&store, "ada");
+        let cache = References::default();
+        let first = cache.end_user(&store, "ada");
         assert!(matches!(&*first, Ok(Some(_))), "{first:?}");
         std::fs::remove_file(&user).unwrap();
-        assert!(Arc::ptr_eq(&first, &cache.get(&store, "ada")), "read again");
-        assert!(matches!(&*cache.get(&store, "bob"), Err(f) if f.kind == "syntax"));
-        assert!(matches!(&*cache.get(&store, "eve"), Ok(None)));
+        assert!(
+            Arc::ptr_eq(&first, &cache.end_user(&store, "ada")),
+            "read again"
+        );
+        assert!(matches!(&*cache.end_user(&store, "bob"), Err(f) if f.kind == "syntax"));
+        assert!(matches!(&*cache.end_user(&store, "eve"), Ok(None)));
     }
 }

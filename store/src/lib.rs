@@ -21,7 +21,7 @@ mod outcome;
 mod store;
 
 pub use config::{ConfigError, ResolvedConfig};
-pub use convert::{convert_document, convert_entry, convert_run, EndUsers, PLAN_RUN_V2_SCHEMA};
+pub use convert::{convert_document, convert_entry, convert_run, References, PLAN_RUN_V2_SCHEMA};
 pub use disk::{list_store, read_nofollow, DiskSink, DiskStore};
 pub use names::{
     conflicts, fnv1a64, is_run_file_name, run_key, safe_component, UnsafeName, RUN_PREFIXES,

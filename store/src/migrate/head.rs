@@ -15,7 +15,7 @@ use planrun_legacy::json::to_sdk_json;
 use planrun_legacy::{LegacyDocument, LegacyRun};
 use planrun_v2::PlanRunV2;
 
-use crate::{Doc, EndUsers, Failure, RunOutput, Store};
+use crate::{Doc, Failure, References, RunOutput, Store};
 
 /// The files of one run in a HEAD store.
 pub struct HeadOutputs {
@@ -31,7 +31,7 @@ pub struct HeadOutputs {
 /// The HEAD-store files of a converted run. `origin` names the run in failures.
 pub fn outputs(
     store: &dyn Store,
-    end_users: &EndUsers,
+    refs: &References,
     origin: &std::path::Path,
     out: &RunOutput,
 ) -> Result<HeadOutputs, Failure> {
@@ -54,7 +54,7 @@ pub fn outputs(
         )
     })?;
     // The conversion read this file already; the batch's cache hands back that reading.
-    let stored = match &*end_users.get(store, &external_id) {
+    let stored = match &*refs.end_user(store, &external_id) {
         Ok(Some(parsed)) => match &parsed.document {
             LegacyDocument::EndUser(user) => Some(user.clone()),
             _ => None,

@@ -55,7 +55,7 @@ use self::report::{entry_counts, BatchReport, Builder};
 use crate::fsio::shard_temp_prefix;
 use crate::{
     conflicts, convert_entry, fnv1a64, list_store, read_nofollow, run_key, safe_component,
-    DiskSink, DiskStore, Doc, EndUsers, Failure, MemoryFile, ResolvedConfig, RunResult, Sink,
+    DiskSink, DiskStore, Doc, Failure, MemoryFile, References, ResolvedConfig, RunResult, Sink,
     Store,
 };
 
@@ -280,7 +280,7 @@ struct Ctx<'a> {
     target: Target,
     store: DiskStore,
     sink: DiskSink,
-    end_users: EndUsers,
+    refs: References,
 }
 
 /// Migrates a store (see the module docs).
@@ -324,7 +324,7 @@ pub fn migrate(opts: &Options, progress: &dyn Progress) -> Result<Summary, Migra
         target: opts.target,
         store: DiskStore::new(&src),
         sink: DiskSink::new(&dst, opts.durable, &shard_tag(opts.shard)),
-        end_users: EndUsers::default(),
+        refs: References::default(),
     };
     let mut builder = Builder::new(
         &src,
@@ -832,7 +832,7 @@ fn work(ctx: &Ctx, index: usize) -> Result<Line, MigrateError> {
                 )),
             }
         }
-        None => convert_entry(&ctx.store, name, ctx.config, &ctx.end_users),
+        None => convert_entry(&ctx.store, name, ctx.config, &ctx.refs),
     };
     let mut line = Line {
         run: Some(name.clone()),
@@ -842,7 +842,7 @@ fn work(ctx: &Ctx, index: usize) -> Result<Line, MigrateError> {
     };
     let outcome = match result.outcome {
         Ok(out) if ctx.target == Target::R6 => {
-            match head::outputs(&ctx.store, &ctx.end_users, &path, &out) {
+            match head::outputs(&ctx.store, &ctx.refs, &path, &out) {
                 Ok(at_head) => {
                     let written = write_outputs(
                         ctx,
