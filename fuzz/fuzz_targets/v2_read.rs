@@ -1,12 +1,14 @@
 //! The strict V2 reader on any JSON document. Laws: the typed model of a V2 type accepts a
 //! document exactly when its published schema does (law 4); an accepted document serialises to
-//! text that reads back to the same value and serialises to the same text again (law 2). The
+//! text that reads back to the same value and serialises to the same text again (law 2); the
+//! run checker of the verify pass accepts exactly the bytes the run reader accepts, with its id. The
 //! first byte picks the type, the rest is the document.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use planrun_legacy::json::{from_tree, parse_value};
 use planrun_schemas::validate::validate;
+use planrun_v2::check::Checker;
 use planrun_v2::{
     Clarification, Config, EndUser, Output, PlanRunV2, PlanV2, RunContext, StepOutputValue, StepV2,
 };
@@ -60,6 +62,15 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let (name, check) = TYPES[usize::from(pick) % TYPES.len()];
+    if name == "PlanRunV2" {
+        let whole = serde_json::from_slice::<PlanRunV2>(doc).map(|run| run.id);
+        let checked = Checker::new().check(doc);
+        assert_eq!(
+            whole.as_ref().ok(),
+            checked.as_ref().ok(),
+            "the run checker and the reader disagree: {checked:?} and {whole:?}"
+        );
+    }
     let Ok(tree) = parse_value(doc) else {
         return;
     };

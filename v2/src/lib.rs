@@ -18,6 +18,7 @@
 //! With the `testkit` feature, [`agreement`] checks that serde and a schema agree on a document
 //! and [`strategies`] generates valid values of every type for property tests.
 
+pub mod check;
 mod clarification;
 mod config;
 mod context;

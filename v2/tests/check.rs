@@ -1,0 +1,147 @@
+//! The run checker against the reader it stands in for: `Checker::check` accepts exactly the
+//! texts `serde_json::from_slice::<PlanRunV2>` accepts, with the same id, on the fixture and on
+//! generated runs, on every single-edit mutant of them, on top-level edits (a repeated, unknown
+//! or missing key, not an object, trailing bytes) and at serde_json's depth limit; and a plan,
+//! end user or config it accepted once does not make it accept a text whose own are wrong.
+
+use proptest::prelude::*;
+use serde_json::Value;
+
+use planrun_v2::agreement::mutants;
+use planrun_v2::check::Checker;
+use planrun_v2::strategies::plan_run_v2;
+use planrun_v2::PlanRunV2;
+
+/// Both verdicts on `text`, which must be the same.
+fn same_verdict(checker: &Checker, text: &str) -> bool {
+    let whole = serde_json::from_slice::<PlanRunV2>(text.as_bytes());
+    let checked = checker.check(text.as_bytes());
+    match (&whole, &checked) {
+        (Ok(run), Ok(id)) => assert_eq!(&run.id, id, "{text}"),
+        (Err(_), Err(_)) => {}
+        _ => panic!(
+            "the checker says {:?}, the reader {:?}, on\n{text}",
+            checked.as_ref().map(|_| ()).map_err(ToString::to_string),
+            whole.as_ref().map(|_| ()).map_err(ToString::to_string)
+        ),
+    }
+    whole.is_ok()
+}
+
+/// `doc` and all its mutants through one checker (so that what it remembers is in play); how
+/// many were accepted.
+fn every_mutant(checker: &Checker, doc: &Value) -> usize {
+    let text = serde_json::to_string_pretty(doc).unwrap();
+    assert!(same_verdict(checker, &text), "the run itself is refused");
+    let mut accepted = 1;
+    for mutant in mutants(doc) {
+        let text = serde_json::to_string(&mutant.doc).unwrap();
+        accepted += usize::from(same_verdict(checker, &text));
+    }
+    accepted
+}
+
+fn fixture() -> Value {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/plan_run.json"
+    ))
+    .unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+#[test]
+fn the_fixture_and_its_mutants_get_the_readers_verdicts() {
+    let checker = Checker::new();
+    let accepted = every_mutant(&checker, &fixture());
+    assert!(
+        accepted > 10,
+        "only {accepted} accepted: the mutants probe nothing"
+    );
+}
+
+#[test]
+fn top_level_edits_get_the_readers_verdicts() {
+    let checker = Checker::new();
+    let text = serde_json::to_string(&fixture()).unwrap();
+    let body = text.strip_prefix('{').unwrap();
+    let cases = [
+        text.clone(),
+        format!("{{\"id\": \"prun-00000000-0000-0000-0000-000000000000\", {body}"),
+        format!("{{\"surprise\": 1, {body}"),
+        format!("{text} x"),
+        format!("{text}\n"),
+        format!("[{text}]"),
+        text.replacen("\"legacy\"", "\"legacy\": null, \"x\"", 1),
+        "null".to_owned(),
+        "{}".to_owned(),
+    ];
+    for case in cases {
+        same_verdict(&checker, &case);
+    }
+    let mut without_legacy = fixture();
+    without_legacy
+        .as_object_mut()
+        .unwrap()
+        .shift_remove("legacy");
+    assert!(same_verdict(
+        &checker,
+        &serde_json::to_string(&without_legacy).unwrap()
+    ));
+    let mut null_legacy = fixture();
+    null_legacy["legacy"] = Value::Null;
+    same_verdict(&checker, &serde_json::to_string(&null_legacy).unwrap());
+}
+
+#[test]
+fn values_nested_to_the_depth_limit_get_the_readers_verdicts() {
+    let checker = Checker::new();
+    let mut verdicts = Vec::new();
+    for depth in 120..132 {
+        let mut deep = Value::from(1);
+        for _ in 0..depth {
+            deep = Value::Array(vec![deep]);
+        }
+        let mut doc = fixture();
+        doc["legacy"] = serde_json::json!({"source_version": "R1", "entries": {"/run/x": deep}});
+        verdicts.push(same_verdict(
+            &checker,
+            &serde_json::to_string(&doc).unwrap(),
+        ));
+    }
+    assert!(
+        verdicts.contains(&true) && verdicts.contains(&false),
+        "{verdicts:?}"
+    );
+}
+
+#[test]
+fn a_remembered_plan_does_not_hide_another_runs_bad_one() {
+    let checker = Checker::new();
+    let good = fixture();
+    assert!(same_verdict(
+        &checker,
+        &serde_json::to_string(&good).unwrap()
+    ));
+    for key in ["plan", "end_user", "config"] {
+        let mut bad = good.clone();
+        bad[key]
+            .as_object_mut()
+            .unwrap()
+            .insert("surprise".into(), Value::Bool(true));
+        assert!(!same_verdict(
+            &checker,
+            &serde_json::to_string(&bad).unwrap()
+        ));
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    #[test]
+    fn generated_runs_and_their_mutants_get_the_readers_verdicts(run in plan_run_v2()) {
+        let checker = Checker::new();
+        every_mutant(&checker, &serde_json::to_value(&run).unwrap());
+    }
+}
