@@ -10,7 +10,7 @@ use planrun_v2::{LegacyResidue, PlanRunV2};
 
 use crate::chain::{to_r6, AtR6, ChainError};
 use crate::ids::stable_id;
-use crate::plan::plan_from_legacy;
+use crate::plan::{plan_from_legacy, PlanConversion};
 use crate::renames::row;
 use crate::report::{EntryKind, LossReport};
 
@@ -148,6 +148,17 @@ pub fn upgrade(src: &Sources) -> Result<Converted, ConvertError> {
 /// [`upgrade`] for a caller that has already brought the run to R6 (with [`to_r6`] on
 /// `src.run`), e.g. to learn its end user before reading the end-user file.
 pub fn upgrade_at(src: &Sources, at: AtR6) -> Result<Converted, ConvertError> {
+    upgrade_with_plan(src, at, None)
+}
+
+/// [`upgrade_at`] for a caller that keeps plans converted: `plan` is
+/// `plan_from_legacy(src.plan)`, which a batch makes once for all the runs of a plan.
+pub fn upgrade_with_plan(
+    src: &Sources,
+    at: AtR6,
+    plan: Option<&PlanConversion>,
+) -> Result<Converted, ConvertError> {
+    let converted_plan = plan;
     let mut report = normalization_entries("/run", &src.run.normalizations);
     report.extend(normalization_entries("/plan", src.plan_read));
     report.extend(normalization_entries("/end_user", src.end_user_read));
@@ -178,7 +189,17 @@ pub fn upgrade_at(src: &Sources, at: AtR6) -> Result<Converted, ConvertError> {
             )));
         }
     }
-    let converted_plan = plan_from_legacy(legacy_plan);
+    let converted_plan = match converted_plan {
+        Some(converted) => {
+            debug_assert_eq!(
+                converted,
+                &plan_from_legacy(legacy_plan),
+                "not this plan's conversion"
+            );
+            converted.clone()
+        }
+        None => plan_from_legacy(legacy_plan),
+    };
     let mut plan = converted_plan.plan;
     report.extend(converted_plan.report);
     residue.extend(converted_plan.residue);

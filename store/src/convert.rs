@@ -18,14 +18,16 @@
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use planrun_converter::chain::to_r6;
+use planrun_converter::plan_from_legacy;
 use planrun_converter::report::{EntryKind, LossReport};
 use planrun_converter::residue::{residue_path, Residue};
-use planrun_converter::upgrade::{upgrade_at, ConvertError, Sources};
+use planrun_converter::upgrade::{upgrade_with_plan, ConvertError, Sources};
+use planrun_converter::PlanConversion;
 use planrun_legacy::json::{from_tree, located, parse_value};
-use planrun_legacy::{DocKind, ErrorKind, LegacyDocument, Parsed};
+use planrun_legacy::{DocKind, ErrorKind, LegacyDocument, Parsed, Plan};
 use planrun_v2::PlanRunV2;
 use serde_json::Value;
 
@@ -93,16 +95,44 @@ fn unread(origin: &Path, failure: Failure) -> RunResult {
 /// plan read through a HEAD store's residue is not cached: it is that run's own.
 #[derive(Debug, Default)]
 pub struct References {
-    end_users: Cache,
-    plans: Cache,
+    end_users: Cache<Reference>,
+    plans: Cache<PlanRead>,
 }
 
 /// One kind of referenced document, by id.
-#[derive(Debug, Default)]
-struct Cache(Mutex<HashMap<String, Arc<Reference>>>);
+#[derive(Debug)]
+struct Cache<T>(Mutex<HashMap<String, Arc<T>>>);
+
+impl<T> Default for Cache<T> {
+    fn default() -> Self {
+        Cache(Mutex::default())
+    }
+}
 
 /// A referenced document as read: `Ok(None)` when the store has none of that name.
 type Reference = Result<Option<Parsed>, Failure>;
+
+/// A plan as read, and its conversion to `PlanV2` once a run has needed it: the conversion
+/// depends on the plan alone, and runs share plans.
+#[derive(Debug)]
+pub(crate) struct PlanRead {
+    read: Reference,
+    converted: OnceLock<PlanConversion>,
+}
+
+impl PlanRead {
+    fn new(read: Reference) -> Self {
+        PlanRead {
+            read,
+            converted: OnceLock::new(),
+        }
+    }
+
+    /// The plan's conversion, made on first use.
+    fn converted(&self, plan: &Plan) -> &PlanConversion {
+        self.converted.get_or_init(|| plan_from_legacy(plan))
+    }
+}
 
 impl References {
     /// The most documents held of each kind.
@@ -121,15 +151,20 @@ impl References {
     }
 
     /// The plan `plan_id` of `store`.
-    pub(crate) fn plan(&self, store: &dyn Store, plan_id: &str) -> Arc<Reference> {
+    pub(crate) fn plan(&self, store: &dyn Store, plan_id: &str) -> Arc<PlanRead> {
         self.plans.get(plan_id, || {
-            read_reference(store, Doc::Plan(plan_id), DocKind::Plan, "plan")
+            PlanRead::new(read_reference(
+                store,
+                Doc::Plan(plan_id),
+                DocKind::Plan,
+                "plan",
+            ))
         })
     }
 }
 
-impl Cache {
-    fn get(&self, id: &str, read: impl FnOnce() -> Reference) -> Arc<Reference> {
+impl<T> Cache<T> {
+    fn get(&self, id: &str, read: impl FnOnce() -> T) -> Arc<T> {
         let lock = || self.0.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(hit) = lock().get(id) {
             return Arc::clone(hit);
@@ -274,12 +309,12 @@ fn convert_legacy(
     let plan_id = run.plan_id().to_string();
     let plan_read = match store {
         Some((store, refs)) => Some(match applies {
-            Some(residue) => Arc::new(read_plan_with(store, &plan_id, residue)),
+            Some(residue) => Arc::new(PlanRead::new(read_plan_with(store, &plan_id, residue))),
             None => refs.plan(store, &plan_id),
         }),
         None => None,
     };
-    let plan_doc = match plan_read.as_deref() {
+    let plan_doc = match plan_read.as_deref().map(|p| &p.read) {
         Some(Err(failure)) => return Err(failure.clone()),
         Some(Ok(parsed)) => parsed.as_ref(),
         None => None,
@@ -343,7 +378,11 @@ fn convert_legacy(
         config: &config.config,
         agent_memory: store_only.map(|_| &exists as &dyn Fn(&str, &str) -> bool),
     };
-    let converted = upgrade_at(&sources, r6);
+    let plan_converted = plan_read
+        .as_deref()
+        .zip(plan)
+        .map(|(p, plan)| p.converted(plan));
+    let converted = upgrade_with_plan(&sources, r6, plan_converted);
     if let Some(failure) = problem.into_inner() {
         return Err(failure);
     }

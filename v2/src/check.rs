@@ -1,13 +1,14 @@
-//! A check that bytes are a [`PlanRunV2`](crate::PlanRunV2), with the verdict of reading them as one, for callers
-//! that read many runs and keep none of them (a migration's verify pass). The top level is read
-//! as raw text and each value then as its type; the plan, end user and config, which the runs of
-//! one store share, are read once per distinct text.
+//! A check that bytes are a [`PlanRunV2`](crate::PlanRunV2), with the verdict of reading them as
+//! one, for callers that read many runs and keep none of them (a migration's verify pass). The
+//! run is read key by key as the derived reader reads it, except that the plan, end user and
+//! config, which the runs of one store share, are read as their type once per distinct text.
 
 use std::collections::HashSet;
+use std::fmt;
 use std::sync::{Mutex, PoisonError};
 
 use indexmap::IndexMap;
-use serde::de::DeserializeOwned;
+use serde::de::{self, DeserializeOwned, Deserializer, MapAccess, Visitor};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use xxhash_rust::xxh3::Xxh3Builder;
@@ -16,34 +17,95 @@ use crate::output::{LocalDataValue, Output, StepOutputValue};
 use crate::run::{LegacyResidue, PlanRunState};
 use crate::{ids, int, wire, Clarification, Config, EndUser, PlanV2};
 
-/// The keys of a [`PlanRunV2`](crate::PlanRunV2), each value as its raw text. Its reader rejects what
-/// [`PlanRunV2`](crate::PlanRunV2)'s rejects at the top level: an unknown, repeated or missing key, or anything
-/// but an object.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Parts<'a> {
-    #[serde(borrow)]
-    id: &'a RawValue,
-    #[serde(borrow)]
-    state: &'a RawValue,
-    #[serde(borrow)]
-    current_step_index: &'a RawValue,
-    #[serde(borrow)]
-    plan: &'a RawValue,
-    #[serde(borrow)]
-    end_user: &'a RawValue,
-    #[serde(borrow)]
-    step_output_values: &'a RawValue,
-    #[serde(borrow)]
-    final_output: &'a RawValue,
-    #[serde(borrow)]
-    plan_run_inputs: &'a RawValue,
-    #[serde(borrow)]
-    config: &'a RawValue,
-    #[serde(borrow)]
-    clarifications: &'a RawValue,
-    #[serde(default, borrow)]
-    legacy: Option<&'a RawValue>,
+/// The keys of a [`PlanRunV2`](crate::PlanRunV2), in its order; all but `legacy` required.
+const FIELDS: [&str; 11] = [
+    "id",
+    "state",
+    "current_step_index",
+    "plan",
+    "end_user",
+    "step_output_values",
+    "final_output",
+    "plan_run_inputs",
+    "config",
+    "clarifications",
+    "legacy",
+];
+
+/// A key of the run, as the derived reader names it: its index in [`FIELDS`].
+struct Field(usize);
+
+impl<'de> Deserialize<'de> for Field {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_identifier(FieldVisitor)
+    }
+}
+
+struct FieldVisitor;
+
+impl Visitor<'_> for FieldVisitor {
+    type Value = Field;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("field identifier")
+    }
+
+    fn visit_str<E: de::Error>(self, key: &str) -> Result<Field, E> {
+        FIELDS
+            .iter()
+            .position(|f| *f == key)
+            .map(Field)
+            .ok_or_else(|| E::unknown_field(key, &FIELDS))
+    }
+}
+
+/// Reads the run's object key by key, as the derived reader does: an unknown, repeated or
+/// missing key is an error, and so is anything but an object.
+struct RunVisitor<'c>(&'c Checker);
+
+impl<'de> Visitor<'de> for RunVisitor<'_> {
+    type Value = String;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("struct PlanRunV2")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<String, A::Error> {
+        let checker = self.0;
+        let mut seen = [false; FIELDS.len()];
+        let mut id = None;
+        while let Some(Field(i)) = map.next_key()? {
+            if std::mem::replace(&mut seen[i], true) {
+                return Err(de::Error::duplicate_field(FIELDS[i]));
+            }
+            let shared = |seen: &Seen, raw: &RawValue, read: fn(&RawValue) -> Result<(), _>| {
+                seen.check(raw, read).map_err(de::Error::custom)
+            };
+            match i {
+                0 => id = Some(map.next_value::<Id>()?.0),
+                1 => drop(map.next_value::<PlanRunState>()?),
+                2 => drop(map.next_value::<StepIndex>()?),
+                3 => shared(&checker.plans, map.next_value()?, |raw| {
+                    read::<PlanV2>(raw).map(drop)
+                })?,
+                4 => shared(&checker.end_users, map.next_value()?, |raw| {
+                    read::<EndUser>(raw).map(drop)
+                })?,
+                5 => drop(map.next_value::<Vec<StepOutputValue>>()?),
+                6 => drop(map.next_value::<FinalOutput>()?),
+                7 => drop(map.next_value::<IndexMap<String, LocalDataValue>>()?),
+                8 => shared(&checker.configs, map.next_value()?, |raw| {
+                    read::<Config>(raw).map(drop)
+                })?,
+                9 => drop(map.next_value::<Vec<Clarification>>()?),
+                _ => drop(map.next_value::<Option<LegacyResidue>>()?),
+            }
+        }
+        if let Some(missing) = (0..FIELDS.len() - 1).find(|i| !seen[*i]) {
+            return Err(de::Error::missing_field(FIELDS[missing]));
+        }
+        Ok(id.expect("seen"))
+    }
 }
 
 #[derive(Deserialize)]
@@ -64,13 +126,18 @@ struct Seen(Mutex<HashSet<Box<[u8]>, Xxh3Builder>>);
 impl Seen {
     const CAPACITY: usize = 1024;
 
-    fn check<T: DeserializeOwned>(&self, raw: &RawValue) -> Result<(), serde_json::Error> {
+    /// `read(raw)`, unless a text equal to `raw`'s has passed it before.
+    fn check(
+        &self,
+        raw: &RawValue,
+        read: fn(&RawValue) -> Result<(), serde_json::Error>,
+    ) -> Result<(), serde_json::Error> {
         let text = raw.get().as_bytes();
         let lock = || self.0.lock().unwrap_or_else(PoisonError::into_inner);
         if lock().contains(text) {
             return Ok(());
         }
-        read::<T>(raw)?;
+        read(raw)?;
         let mut seen = lock();
         if seen.len() >= Self::CAPACITY {
             seen.clear();
@@ -109,21 +176,8 @@ impl Checker {
     /// `serde_json::from_slice::<PlanRunV2>` accepts; the error may be worded differently.
     pub fn check(&self, bytes: &[u8]) -> Result<String, serde_json::Error> {
         let mut de = serde_json::Deserializer::from_slice(bytes);
-        let parts = Parts::deserialize(planrun_wire::strict::MapOnly(&mut de))?;
+        let id = de.deserialize_map(RunVisitor(self))?;
         de.end()?;
-        let Id(id) = read(parts.id)?;
-        read::<PlanRunState>(parts.state)?;
-        read::<StepIndex>(parts.current_step_index)?;
-        self.plans.check::<PlanV2>(parts.plan)?;
-        self.end_users.check::<EndUser>(parts.end_user)?;
-        read::<Vec<StepOutputValue>>(parts.step_output_values)?;
-        read::<FinalOutput>(parts.final_output)?;
-        read::<IndexMap<String, LocalDataValue>>(parts.plan_run_inputs)?;
-        self.configs.check::<Config>(parts.config)?;
-        read::<Vec<Clarification>>(parts.clarifications)?;
-        if let Some(legacy) = parts.legacy {
-            read::<Option<LegacyResidue>>(legacy)?;
-        }
         Ok(id)
     }
 }

@@ -102,8 +102,16 @@ fn values_nested_to_the_depth_limit_get_the_readers_verdicts() {
         for _ in 0..depth {
             deep = Value::Array(vec![deep]);
         }
+        // In a value read where it stands (the residue) and in one read on its own (the plan).
         let mut doc = fixture();
-        doc["legacy"] = serde_json::json!({"source_version": "R1", "entries": {"/run/x": deep}});
+        doc["legacy"] =
+            serde_json::json!({"source_version": "R1", "entries": {"/run/x": deep.clone()}});
+        verdicts.push(same_verdict(
+            &checker,
+            &serde_json::to_string(&doc).unwrap(),
+        ));
+        let mut doc = fixture();
+        doc["plan"]["plan_inputs"][0]["value"] = deep;
         verdicts.push(same_verdict(
             &checker,
             &serde_json::to_string(&doc).unwrap(),
