@@ -10,7 +10,7 @@ use std::sync::OnceLock;
 use planrun_converter::EntryKind;
 use planrun_legacy::json::{from_tree, parse_value};
 use planrun_legacy::Parsed;
-use planrun_store::{Doc, References, Failure, Listing, ResolvedConfig, RunResult, Store};
+use planrun_store::{Doc, Failure, Listing, References, ResolvedConfig, RunResult, Store};
 use planrun_v2::PlanRunV2;
 use serde_json::Value;
 

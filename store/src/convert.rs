@@ -307,13 +307,10 @@ fn convert_legacy(
         }
     }
     let plan_id = run.plan_id().to_string();
-    let plan_read = match store {
-        Some((store, refs)) => Some(match applies {
-            Some(residue) => Arc::new(PlanRead::new(read_plan_with(store, &plan_id, residue))),
-            None => refs.plan(store, &plan_id),
-        }),
-        None => None,
-    };
+    let plan_read = store.map(|(store, refs)| match applies {
+        Some(residue) => Arc::new(PlanRead::new(read_plan_with(store, &plan_id, residue))),
+        None => refs.plan(store, &plan_id),
+    });
     let plan_doc = match plan_read.as_deref().map(|p| &p.read) {
         Some(Err(failure)) => return Err(failure.clone()),
         Some(Ok(parsed)) => parsed.as_ref(),

@@ -83,22 +83,36 @@ impl<'de> Visitor<'de> for RunVisitor<'_> {
             };
             match i {
                 0 => id = Some(map.next_value::<Id>()?.0),
-                1 => drop(map.next_value::<PlanRunState>()?),
-                2 => drop(map.next_value::<StepIndex>()?),
+                1 => {
+                    map.next_value::<PlanRunState>()?;
+                }
+                2 => {
+                    map.next_value::<StepIndex>()?;
+                }
                 3 => shared(&checker.plans, map.next_value()?, |raw| {
-                    read::<PlanV2>(raw).map(drop)
+                    read::<PlanV2>(raw).map(|_| ())
                 })?,
                 4 => shared(&checker.end_users, map.next_value()?, |raw| {
-                    read::<EndUser>(raw).map(drop)
+                    read::<EndUser>(raw).map(|_| ())
                 })?,
-                5 => drop(map.next_value::<Vec<StepOutputValue>>()?),
-                6 => drop(map.next_value::<FinalOutput>()?),
-                7 => drop(map.next_value::<IndexMap<String, LocalDataValue>>()?),
+                5 => {
+                    map.next_value::<Vec<StepOutputValue>>()?;
+                }
+                6 => {
+                    map.next_value::<FinalOutput>()?;
+                }
+                7 => {
+                    map.next_value::<IndexMap<String, LocalDataValue>>()?;
+                }
                 8 => shared(&checker.configs, map.next_value()?, |raw| {
-                    read::<Config>(raw).map(drop)
+                    read::<Config>(raw).map(|_| ())
                 })?,
-                9 => drop(map.next_value::<Vec<Clarification>>()?),
-                _ => drop(map.next_value::<Option<LegacyResidue>>()?),
+                9 => {
+                    map.next_value::<Vec<Clarification>>()?;
+                }
+                _ => {
+                    map.next_value::<Option<LegacyResidue>>()?;
+                }
             }
         }
         if let Some(missing) = (0..FIELDS.len() - 1).find(|i| !seen[*i]) {

@@ -159,7 +159,7 @@ impl Typed {
         );
     }
 
-    fn to_residue(&mut self, row: &Row, value: Value) {
+    fn keep_in_residue(&mut self, row: &Row, value: Value) {
         let Op::ToResidue { at } = row.op else {
             panic!("{} does not keep a value in the residue", row.id)
         };
@@ -275,11 +275,11 @@ impl Typed {
     fn r2(&mut self, run: RunR2) -> RunR3 {
         let ec = run.execution_context;
         let value = |ext: Option<Vec<String>>| serde_json::to_value(ext).expect("strings are JSON");
-        self.to_residue(
+        self.keep_in_residue(
             row("r2.planning_ext"),
             value(ec.planning_agent_system_context_extension),
         );
-        self.to_residue(
+        self.keep_in_residue(
             row("r2.execution_ext"),
             value(ec.execution_agent_system_context_extension),
         );
@@ -301,28 +301,25 @@ impl Typed {
         let Op::Move { from, to, default } = row.op else {
             panic!("{} is not a move", row.id)
         };
-        let end_user_id = match run.execution_context.end_user_id {
-            Some(id) => {
-                self.report.push(
-                    EntryKind::Moved,
-                    Some(format!("/run{from}")),
-                    Some(format!("/run{to}")),
-                    note(row),
-                    None,
-                );
-                id
-            }
-            None => {
-                let id: String = default_of(row, default);
-                self.report.push(
-                    EntryKind::Defaulted,
-                    None,
-                    Some(format!("/run{to}")),
-                    note(row),
-                    Some(Value::String(id.clone())),
-                );
-                id
-            }
+        let end_user_id = if let Some(id) = run.execution_context.end_user_id {
+            self.report.push(
+                EntryKind::Moved,
+                Some(format!("/run{from}")),
+                Some(format!("/run{to}")),
+                note(row),
+                None,
+            );
+            id
+        } else {
+            let id: String = default_of(row, default);
+            self.report.push(
+                EntryKind::Defaulted,
+                None,
+                Some(format!("/run{to}")),
+                note(row),
+                Some(Value::String(id.clone())),
+            );
+            id
         };
         RunR4 {
             id: run.id,
@@ -365,7 +362,7 @@ impl Typed {
 
     fn r5(&mut self, run: RunR5) -> RunR6 {
         let context = serde_json::to_value(&run.execution_context).expect("contexts are JSON");
-        self.to_residue(row("r5.execution_context"), context);
+        self.keep_in_residue(row("r5.execution_context"), context);
         RunR6 {
             id: run.id,
             plan_id: run.plan_id,
