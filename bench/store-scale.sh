@@ -3,10 +3,17 @@
 # in one run, measures `cp -r` of the store (the file-layer floor; also `cp -r` + `sync`, since
 # migrate ends durable and cp does not, and `cp -r` of a migrated DST, which holds more bytes
 # than SRC), `migrate --jobs 2` and `migrate --jobs 1` (wall, user and system CPU, peak RSS via
-# /usr/bin/time -v), plus the peak RSS of a 10,000-run migration for the memory-scaling ratio. The measurements alternate over ROUNDS rounds (default 3) and the
-# median of each is reported, with the goals as ratios; all rounds are written as JSON.
+# /usr/bin/time -v), plus the peak RSS of a 10,000-run migration for the memory-scaling ratio,
+# and the Python peer of ../shared/peer (a pydantic migration script, `--jobs 1`) on the same
+# store. The same measurements (but cp+sync and the small store) are taken again on a copy of
+# the store in memory (MEMDIR, default /dev/shm), where the disk does not hide the CPU; those are
+# named mem_*. The measurements alternate over ROUNDS rounds (default 3) and the median of each
+# is reported, with the goals as ratios; all rounds are written as JSON.
 #
 #   bench/store-scale.sh [RUNS] [WORKDIR]        e.g. ROUNDS=5 bench/store-scale.sh 100000 /work/bench
+#
+# The peer runs under PEER_PYTHON, or under a venv made in WORKDIR with the pinned pydantic of
+# ../shared/peer/requirements.txt (PyPI). PEER=0 leaves it out.
 #
 # Every measurement writes into a new directory and nothing is deleted until all are done: on
 # ext4, creating files soon after deleting many is far slower (the allocator skips recently
@@ -19,7 +26,8 @@ work=${2:-$(mktemp -d "${TMPDIR:-/tmp}/planrun-bench.XXXXXX")}
 rounds=${ROUNDS:-3}
 [ -x /usr/bin/time ] || { echo "needs GNU time: apt-get install time" >&2; exit 2; }
 cargo build --release -q -p planrun
-bin=$PWD/target/release/planrun
+bin=${CARGO_TARGET_DIR:-$PWD/target}/release/planrun
+peer_dir=$PWD/../shared/peer
 mkdir -p "$work"
 rm -rf "$work"/out-* "$work"/copy-*
 stamp="runs=$runs seed=1 $("$bin" --version)"
@@ -30,6 +38,18 @@ if [ "$(cat "$work/store.stamp" 2> /dev/null)" != "$stamp" ]; then
     echo "$stamp" > "$work/store.stamp"
 fi
 input_bytes=$(du -sb "$work/store" | cut -f1)
+peer_python=""
+if [ "${PEER:-1}" != 0 ]; then
+    peer_python=${PEER_PYTHON:-$work/peer-venv/bin/python}
+    if [ ! -x "$peer_python" ]; then
+        python3 -m venv "$work/peer-venv"
+        "$work/peer-venv/bin/pip" install -q -r "$peer_dir/requirements.txt"
+        peer_python=$work/peer-venv/bin/python
+    fi
+fi
+mem=$(mktemp -d "${MEMDIR:-/dev/shm}/planrun-bench-mem.XXXXXX")
+trap 'rm -rf "$mem"' EXIT
+cp -r "$work/store" "$mem/store"
 # Let inodes freed before this run age out of ext4's recently-deleted window (30 s once synced).
 sync
 sleep 35
@@ -57,6 +77,21 @@ for round in $(seq "$rounds"); do
     # The write side's floor: V2 files embed their plan and config, so DST holds more bytes than
     # SRC; copying a finished DST (journal included) creates the same files with the same bytes.
     results+=("$(measure cp_out cp -r "$work/out-jobs2-$round" "$work/copy-out-$round")")
+    if [ -n "$peer_python" ]; then
+        results+=("$(measure peer1 "$peer_python" "$peer_dir/migrate.py" "$work/store" "$work/out-peer-$round" --jobs 1)")
+    fi
+    # In memory: every output is deleted once measured (tmpfs has no slow-after-delete window).
+    results+=("$(measure mem_cp cp -r "$mem/store" "$mem/copy")")
+    rm -rf "$mem/copy"
+    results+=("$(measure mem_jobs2 "$bin" migrate "$mem/store" --out "$mem/out-jobs2" --jobs 2 --quiet)")
+    results+=("$(measure mem_jobs1 "$bin" migrate "$mem/store" --out "$mem/out-jobs1" --jobs 1 --quiet)")
+    diff -rq -x .planrun "$mem/out-jobs1" "$work/out-jobs2-$round" > /dev/null \
+        || { echo "the in-memory migration wrote other outputs than the one on disk" >&2; exit 1; }
+    rm -rf "$mem/out-jobs1" "$mem/out-jobs2"
+    if [ -n "$peer_python" ]; then
+        results+=("$(measure mem_peer1 "$peer_python" "$peer_dir/migrate.py" "$mem/store" "$mem/out-peer" --jobs 1)")
+        rm -rf "$mem/out-peer"
+    fi
     # The measured migrations must have succeeded and agree byte for byte.
     for out in "out-jobs2-$round" "out-jobs1-$round" "out-small-$round"; do
         [ -f "$work/$out/.planrun/report.json" ] || { echo "migrate into $out failed" >&2; exit 1; }
@@ -110,6 +145,12 @@ awk -v runs="$runs" '
         printf "jobs1 wall / jobs2 wall     %.2f  (goal >= 1.7)\n", wall["jobs1"] / wall["jobs2"]
         printf "peak RSS %d / 10000 runs   %.2f  (goal <= 1.5)\n", runs, rss["jobs2"] / rss["small"]
         printf "user CPU per 100000 runs    %.1f s (goal <= 6)\n", user["jobs2"] * 100000 / runs
+        printf "in memory: jobs2 wall / cp wall          %.2f  (goal <= 2.0)\n", wall["mem_jobs2"] / wall["mem_cp"]
+        printf "in memory: jobs1 wall / jobs2 wall       %.2f  (goal >= 1.7)\n", wall["mem_jobs1"] / wall["mem_jobs2"]
+        if ("mem_peer1" in user) {
+            printf "in memory: jobs1 user / peer jobs1 user  %.2f  (goal <= 0.25, aim 0.1)\n", user["mem_jobs1"] / user["mem_peer1"]
+            printf "on disk:   jobs1 user / peer jobs1 user  %.2f\n", user["jobs1"] / user["peer1"]
+        }
     }' <<< "$medians"
 # The same ratios taken within each round (each round's measurements ran minutes apart).
 printf '%s\n' "${results[@]}" | awk '
