@@ -27,7 +27,7 @@ fn wire(at: &AtR6) -> (String, String, String) {
 
 fn same_chain(run: &LegacyRun, what: &str) -> (AtR6, AtR6) {
     let typed = to_r6(run).unwrap_or_else(|e| panic!("{what}: typed: {e}"));
-    let tree = reference::to_r6(run, None).unwrap_or_else(|e| panic!("{what}: reference: {e}"));
+    let tree = reference::to_r6(run).unwrap_or_else(|e| panic!("{what}: reference: {e}"));
     assert_eq!(wire(&typed), wire(&tree), "{what}: the bytes differ");
     assert_eq!(typed, tree, "{what}");
     (typed, tree)

@@ -151,14 +151,13 @@ pub fn upgrade_at(src: &Sources, at: AtR6) -> Result<Converted, ConvertError> {
     upgrade_with_plan(src, at, None)
 }
 
-/// [`upgrade_at`] for a caller that keeps plans converted: `plan` is
+/// [`upgrade_at`] for a caller that keeps plans converted: `converted` is
 /// `plan_from_legacy(src.plan)`, which a batch makes once for all the runs of a plan.
 pub fn upgrade_with_plan(
     src: &Sources,
     at: AtR6,
-    plan: Option<&PlanConversion>,
+    converted: Option<&PlanConversion>,
 ) -> Result<Converted, ConvertError> {
-    let converted_plan = plan;
     let mut report = normalization_entries("/run", &src.run.normalizations);
     report.extend(normalization_entries("/plan", src.plan_read));
     report.extend(normalization_entries("/end_user", src.end_user_read));
@@ -189,7 +188,7 @@ pub fn upgrade_with_plan(
             )));
         }
     }
-    let converted_plan = match converted_plan {
+    let converted_plan = match converted {
         Some(converted) => {
             debug_assert_eq!(
                 converted,

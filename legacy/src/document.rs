@@ -140,13 +140,6 @@ impl Parsed {
 
 /// Detects and parses a legacy document.
 pub fn parse(src: &[u8]) -> Result<Parsed, ParseError> {
-    parse_keeping_tree(src).map(|(parsed, _)| parsed)
-}
-
-/// [`parse`], also handing back the JSON tree read when it is exactly the tree of the document's
-/// SDK form (`serde_json::to_value(&parsed.document)`): no normalisations and the SDK's
-/// `current_step_index`. A caller that needs that tree need not build it again.
-pub fn parse_keeping_tree(src: &[u8]) -> Result<(Parsed, Option<Value>), ParseError> {
     let input = parse_value(src)?;
     let detection = detect_tree(src, &input)?;
     let (document, step_key) = read_document(src, &input, &detection)?;
@@ -164,8 +157,7 @@ pub fn parse_keeping_tree(src: &[u8]) -> Result<(Parsed, Option<Value>), ParseEr
             parsed.normalizations.push(Normalization::Reformatted);
         }
     }
-    let exact = parsed.normalizations.is_empty() && parsed.step_key == StepKey::Index;
-    Ok((parsed, exact.then_some(input)))
+    Ok(parsed)
 }
 
 /// Only detects: what the document is and which versions could have written it.

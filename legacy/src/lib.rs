@@ -40,8 +40,7 @@ pub use context::{
 };
 pub use detect::{Detection, DocKind, Evidence};
 pub use document::{
-    detect, parse, parse_keeping_tree, LegacyDocument, Normalization, Parsed, RunContextSnapshot,
-    StepKey,
+    detect, parse, LegacyDocument, Normalization, Parsed, RunContextSnapshot, StepKey,
 };
 pub use error::{ErrorKind, ParseError};
 pub use id::{ClarificationId, PlanId, Prefix, PrefixedId, RunId, UUID_PATTERN};

@@ -62,7 +62,7 @@ pub const TYPED_ROWS: &[&str] = &[
 pub fn to_r6(run: &LegacyRun) -> Result<AtR6, ChainError> {
     let source_version = run.version();
     if !typed_from(source_version) {
-        return reference::to_r6(run, None);
+        return reference::to_r6(run);
     }
     let mut chain = Typed::default();
     let mut at = run.clone();
@@ -192,10 +192,11 @@ impl Typed {
         let (from, to, at) = prefixes(clar_row);
         let (list, field) = at
             .split_once("/*/")
-            .unwrap_or_else(|| panic!("{}: not a clarification pointer", clar_row.id));
+            .filter(|(_, field)| *field == RunRefKey::PlanRunId.as_str())
+            .unwrap_or_else(|| panic!("{}: not a clarification's plan_run_id", clar_row.id));
         for (i, clar) in clarifications.iter_mut().enumerate() {
             if let Some((RunRefKey::PlanRunId, Some(run_id))) = clar.run_ref.as_mut() {
-                if RunRefKey::PlanRunId.as_str() == field && run_id.0.prefix() == from {
+                if run_id.0.prefix() == from {
                     *run_id = RunId(run_id.0.with_prefix(to));
                     self.coerced(clar_row, format!("/run{list}/{i}/{field}"));
                 }

@@ -12,10 +12,8 @@ use super::{note, AtR6, ChainError};
 use crate::renames::{rows_from, Op, Row};
 use crate::report::{EntryKind, LossReport};
 
-/// Brings a run of any version to R6 by interpreting the rename table on its JSON tree; `tree`
-/// is the run's tree when the caller has it (see [`planrun_legacy::parse_keeping_tree`]), so
-/// that it is not built again.
-pub fn to_r6(run: &LegacyRun, tree: Option<Value>) -> Result<AtR6, ChainError> {
+/// Brings a run of any version to R6 by interpreting the rename table on its JSON tree.
+pub fn to_r6(run: &LegacyRun) -> Result<AtR6, ChainError> {
     let source_version = run.version();
     if let LegacyRun::R6(run) = run {
         if rows_from(Version::R6).next().is_none() {
@@ -28,17 +26,7 @@ pub fn to_r6(run: &LegacyRun, tree: Option<Value>) -> Result<AtR6, ChainError> {
             });
         }
     }
-    let mut tree = match tree {
-        Some(tree) => {
-            debug_assert_eq!(
-                tree,
-                serde_json::to_value(run)?,
-                "the tree is not the run's"
-            );
-            tree
-        }
-        None => serde_json::to_value(run)?,
-    };
+    let mut tree = serde_json::to_value(run)?;
     let mut residue = IndexMap::new();
     let mut report = LossReport::default();
     for version in Version::ALL.into_iter().filter(|v| *v >= source_version) {
