@@ -78,9 +78,6 @@ impl<'de> Visitor<'de> for RunVisitor<'_> {
             if std::mem::replace(&mut seen[i], true) {
                 return Err(de::Error::duplicate_field(FIELDS[i]));
             }
-            let shared = |seen: &Seen, raw: &RawValue, read: fn(&RawValue) -> Result<(), _>| {
-                seen.check(raw, read).map_err(de::Error::custom)
-            };
             match i {
                 0 => id = Some(map.next_value::<Id>()?.0),
                 1 => {
@@ -89,12 +86,8 @@ impl<'de> Visitor<'de> for RunVisitor<'_> {
                 2 => {
                     map.next_value::<StepIndex>()?;
                 }
-                3 => shared(&checker.plans, map.next_value()?, |raw| {
-                    read::<PlanV2>(raw).map(|_| ())
-                })?,
-                4 => shared(&checker.end_users, map.next_value()?, |raw| {
-                    read::<EndUser>(raw).map(|_| ())
-                })?,
+                3 => checker.plans.check::<PlanV2, _>(map.next_value()?)?,
+                4 => checker.end_users.check::<EndUser, _>(map.next_value()?)?,
                 5 => {
                     map.next_value::<Vec<StepOutputValue>>()?;
                 }
@@ -104,9 +97,7 @@ impl<'de> Visitor<'de> for RunVisitor<'_> {
                 7 => {
                     map.next_value::<IndexMap<String, LocalDataValue>>()?;
                 }
-                8 => shared(&checker.configs, map.next_value()?, |raw| {
-                    read::<Config>(raw).map(|_| ())
-                })?,
+                8 => checker.configs.check::<Config, _>(map.next_value()?)?,
                 9 => {
                     map.next_value::<Vec<Clarification>>()?;
                 }
@@ -140,18 +131,14 @@ struct Seen(Mutex<HashSet<Box<[u8]>, Xxh3Builder>>);
 impl Seen {
     const CAPACITY: usize = 1024;
 
-    /// `read(raw)`, unless a text equal to `raw`'s has passed it before.
-    fn check(
-        &self,
-        raw: &RawValue,
-        read: fn(&RawValue) -> Result<(), serde_json::Error>,
-    ) -> Result<(), serde_json::Error> {
+    /// Reads `raw` as `T`, unless a text equal to `raw`'s has passed before.
+    fn check<T: DeserializeOwned, E: de::Error>(&self, raw: &RawValue) -> Result<(), E> {
         let text = raw.get().as_bytes();
         let lock = || self.0.lock().unwrap_or_else(PoisonError::into_inner);
         if lock().contains(text) {
             return Ok(());
         }
-        read(raw)?;
+        read::<T>(raw).map_err(E::custom)?;
         let mut seen = lock();
         if seen.len() >= Self::CAPACITY {
             seen.clear();
