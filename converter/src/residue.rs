@@ -6,8 +6,8 @@
 //! user when the store's end-user file does not give it back, and the changes that brought the
 //! run and its plan to HEAD's form, so they can be undone; and, checked by converting the HEAD
 //! files back when the residue is made, any other top-level field those do not give back. A
-//! residue is applied only to the very run and plan files it was made with (their FNV-1a hashes are recorded): once the SDK has
-//! saved a run again, its residue no longer applies.
+//! residue is applied only to the very run and plan files it was made with (their FNV-1a
+//! hashes are recorded): once the SDK has saved a run again, its residue no longer applies.
 
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};

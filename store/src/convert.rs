@@ -179,6 +179,18 @@ impl<T> Cache<T> {
     }
 }
 
+/// Rejects the run at `origin` when its end-user id cannot name the end-user file
+/// `<external_id>.json` (see [`safe_component`]), before that file is looked up or written.
+pub(crate) fn check_end_user_id(origin: &Path, external_id: &str) -> Result<(), Failure> {
+    safe_component(external_id).map_err(|why| {
+        Failure::rejected(
+            origin,
+            "unsafe_name",
+            format!("the end-user id {external_id:?} cannot name a file in the store: {why}"),
+        )
+    })
+}
+
 /// Converts one run document held in memory. `origin` names it in failures; `file_name`, when
 /// given and shaped like a run file name, must match the run's id; `store_dir` is where its plan,
 /// end user and agent memory are (`None`: nowhere, so a legacy run is `blocked` on its plan).
@@ -325,15 +337,7 @@ fn convert_legacy(
     let end_user_id = r6.run.end_user_id.clone();
     let user_doc = match store {
         Some((store, refs)) => {
-            safe_component(&end_user_id).map_err(|why| {
-                Failure::rejected(
-                    origin,
-                    "unsafe_name",
-                    format!(
-                        "the end-user id {end_user_id:?} cannot name a file in the store: {why}"
-                    ),
-                )
-            })?;
+            check_end_user_id(origin, &end_user_id)?;
             Some(refs.end_user(store, &end_user_id))
         }
         None => None,

@@ -46,13 +46,7 @@ pub fn outputs(
     let external_id = down.end_user.external_id.clone();
     // A V2 run was read without an end-user file, so its id was never checked as a file name;
     // the HEAD store names one after it.
-    crate::safe_component(&external_id).map_err(|why| {
-        Failure::rejected(
-            origin,
-            "unsafe_name",
-            format!("the end-user id {external_id:?} cannot name a file in the store: {why}"),
-        )
-    })?;
+    crate::convert::check_end_user_id(origin, &external_id)?;
     // The conversion read this file already; the batch's cache hands back that reading.
     let stored = match &*refs.end_user(store, &external_id) {
         Ok(Some(parsed)) => match &parsed.document {
