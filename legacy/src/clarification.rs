@@ -4,16 +4,18 @@
 
 use std::borrow::Cow;
 use std::fmt;
+use std::marker::PhantomData;
 
 use indexmap::IndexMap;
 use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
-use serde::de::{self, Deserializer, MapAccess, Visitor};
+use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Serialize, Serializer};
 use serde_json::{json, Map, Value};
 
 use crate::id::{ClarificationId, RunId};
 use crate::scalar::{lax_opt_int, LaxBool, LaxBoolValue, LaxInt};
+use crate::version::{Version, VersionSet};
 use planrun_wire::schema::with_description;
 use planrun_wire::serde_unit;
 
@@ -71,6 +73,21 @@ impl Category {
         }
     }
 
+    /// The run versions whose SDK has this category in its enum, with when it came or went:
+    /// `Argument` until the 0.1.0 release (W1 to R1), `User Verification` from v0.4.0 (R6 on).
+    /// The one statement of which version has which category: the reader, the per-version
+    /// schemas and detection all read it.
+    pub fn era(self) -> (VersionSet, Option<&'static str>) {
+        match self {
+            Category::Argument => (
+                VersionSet::range(Version::W1, Version::R1),
+                Some("removed in 0.1.0"),
+            ),
+            Category::UserVerification => (VersionSet::since(Version::R6), Some("v0.4.0+")),
+            _ => (VersionSet::ALL, None),
+        }
+    }
+
     /// The wire string.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -101,6 +118,97 @@ impl RunRefKey {
             RunRefKey::WorkflowId => "workflow_id",
             RunRefKey::PlanRunId => "plan_run_id",
         }
+    }
+}
+
+/// What the clarifications of one run version must be, where versions differ: the categories
+/// its SDK's enum has, the key naming the run, and whether that key may be absent or `null`
+/// (from v0.7.0, so in R6 only). A run read as a version is read by its rules, so a file is
+/// judged as that version's SDK judged it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ClarificationRules {
+    /// The version the rules are of.
+    pub version: Version,
+    /// The key naming the run: `workflow_id` in W1, `plan_run_id` from R0.
+    pub run_ref: RunRefKey,
+    /// Whether the run reference may be absent or `null` (v0.7.0+).
+    pub run_ref_optional: bool,
+    /// The version whose categories are kept besides this version's own: itself, except for a
+    /// run the migration chain brought here from an older version (see [`Self::carried`]).
+    pub categories_of: Version,
+}
+
+impl ClarificationRules {
+    /// The rules of `version`.
+    pub fn of(version: Version) -> Self {
+        ClarificationRules {
+            version,
+            run_ref: if version == Version::W1 {
+                RunRefKey::WorkflowId
+            } else {
+                RunRefKey::PlanRunId
+            },
+            run_ref_optional: version >= Version::R6,
+            categories_of: version,
+        }
+    }
+
+    /// The rules of `version` for a run the migration chain brought there from `source`: its
+    /// clarifications keep the categories of `source` (W1's `Argument` has its own V2 form), and
+    /// only a HEAD store maps them to one of `version`.
+    pub fn carried(source: Version, version: Version) -> Self {
+        ClarificationRules {
+            categories_of: source,
+            ..ClarificationRules::of(version)
+        }
+    }
+
+    /// The versions whose clarifications may leave out their run reference or write it `null`.
+    pub fn run_ref_optional_in() -> VersionSet {
+        VersionSet::matching(|v| ClarificationRules::of(v).run_ref_optional)
+    }
+
+    /// The categories of this version, in the SDK's declaration order.
+    pub fn categories(self) -> impl Iterator<Item = Category> {
+        Category::ALL.into_iter().filter(move |c| self.has(*c))
+    }
+
+    fn has(self, category: Category) -> bool {
+        let (versions, _) = category.era();
+        versions.contains(self.version) || versions.contains(self.categories_of)
+    }
+
+    fn check_category(self, category: Category) -> Result<(), String> {
+        if self.has(category) {
+            return Ok(());
+        }
+        let names: Vec<&str> = self.categories().map(Category::as_str).collect();
+        Err(format!(
+            "{:?} is not a clarification category of {} (SDK {}), which has {}",
+            category.as_str(),
+            self.version,
+            self.version.info().releases,
+            names.join(", ")
+        ))
+    }
+
+    fn check_run_ref(self, key: RunRefKey, id: Option<&RunId>) -> Result<(), String> {
+        if key != self.run_ref {
+            return Err(format!(
+                "a clarification of {} names its run `{}`, not `{}`",
+                self.version,
+                self.run_ref.as_str(),
+                key.as_str()
+            ));
+        }
+        if id.is_none() && !self.run_ref_optional {
+            return Err(format!(
+                "`{}` is null, which the SDK allows from v0.7.0 (R6) only, not in {}",
+                key.as_str(),
+                self.version
+            ));
+        }
+        Ok(())
     }
 }
 
@@ -162,12 +270,73 @@ impl Serialize for Clarification {
 }
 
 impl<'de> Deserialize<'de> for Clarification {
+    /// Reads a clarification of any version; a run's clarifications are read by their
+    /// version's rules instead (see [`ClarificationRules`]).
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_map(ClarificationVisitor)
+        deserializer.deserialize_map(ClarificationVisitor(None))
     }
 }
 
-struct ClarificationVisitor;
+/// Reads a clarification by one version's rules; an error points at the offending key.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ClarificationSeed(pub(crate) ClarificationRules);
+
+impl<'de> DeserializeSeed<'de> for ClarificationSeed {
+    type Value = Clarification;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Clarification, D::Error> {
+        deserializer.deserialize_map(ClarificationVisitor(Some(self.0)))
+    }
+}
+
+/// A list of clarifications read by one version's rules.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ClarificationsSeed(pub(crate) ClarificationRules);
+
+impl<'de> DeserializeSeed<'de> for ClarificationsSeed {
+    type Value = Vec<Clarification>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_seq(self)
+    }
+}
+
+impl<'de> Visitor<'de> for ClarificationsSeed {
+    type Value = Vec<Clarification>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a list of clarifications")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(64));
+        while let Some(clarification) = seq.next_element_seed(ClarificationSeed(self.0))? {
+            out.push(clarification);
+        }
+        Ok(out)
+    }
+}
+
+/// Reads a `T` and checks it, so that an error is raised at the value's own position.
+struct Checked<T, F>(F, PhantomData<T>);
+
+impl<'de, T: Deserialize<'de>, F: FnOnce(&T) -> Result<(), String>> DeserializeSeed<'de>
+    for Checked<T, F>
+{
+    type Value = T;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<T, D::Error> {
+        let value = T::deserialize(deserializer)?;
+        (self.0)(&value).map_err(de::Error::custom)?;
+        Ok(value)
+    }
+}
+
+fn checked<T, F: FnOnce(&T) -> Result<(), String>>(check: F) -> Checked<T, F> {
+    Checked(check, PhantomData)
+}
+
+struct ClarificationVisitor(Option<ClarificationRules>);
 
 #[derive(Deserialize)]
 struct LaxOptInt(#[serde(deserialize_with = "lax_opt_int")] Option<i64>);
@@ -203,9 +372,22 @@ impl<'de> Visitor<'de> for ClarificationVisitor {
                             "a clarification names its run once: `workflow_id` (W1) or `plan_run_id` (R0+), not both",
                         ));
                     }
-                    run_ref = Some((ref_key, map.next_value()?));
+                    let id: Option<RunId> = match self.0 {
+                        Some(rules) => map.next_value_seed(checked(|id: &Option<RunId>| {
+                            rules.check_run_ref(ref_key, id.as_ref())
+                        }))?,
+                        None => map.next_value()?,
+                    };
+                    run_ref = Some((ref_key, id));
                 }
-                "category" => category = Some(map.next_value()?),
+                "category" => {
+                    category = Some(match self.0 {
+                        Some(rules) => {
+                            map.next_value_seed(checked(|c: &Category| rules.check_category(*c)))?
+                        }
+                        None => map.next_value()?,
+                    });
+                }
                 "response" => response = map.next_value()?,
                 "step" => step = map.next_value::<LaxOptInt>()?.0,
                 "user_guidance" => user_guidance = Some(map.next_value()?),
@@ -218,6 +400,15 @@ impl<'de> Visitor<'de> for ClarificationVisitor {
             }
         }
         let category = category.ok_or_else(|| de::Error::missing_field("category"))?;
+        if let Some(rules) = self.0 {
+            if run_ref.is_none() && !rules.run_ref_optional {
+                return Err(de::Error::custom(format!(
+                    "missing field `{}`: a clarification names its run in {} (optional from v0.7.0, R6, only)",
+                    rules.run_ref.as_str(),
+                    rules.version
+                )));
+            }
+        }
         let mut fields = IndexMap::new();
         for key in category.subtype_keys() {
             if let Some(value) = rest.shift_remove(*key) {
@@ -317,6 +508,44 @@ impl JsonSchema for Clarification {
             "allOf": branches,
             "additionalProperties": true
         })
+    }
+}
+
+/// Holds the `Clarification` and `Category` definitions of a run schema to one version's rules
+/// (see [`ClarificationRules`]), as the run's reader holds its clarifications: only that
+/// version's categories, the run named by its key alone, required and not `null` before v0.7.0.
+pub(crate) fn restrict_clarifications(schema: &mut Value, version: Version) {
+    let rules = ClarificationRules::of(version);
+    let defs = &mut schema["$defs"];
+    let categories: Vec<&str> = rules.categories().map(Category::as_str).collect();
+    if let Some(Value::Array(branches)) = defs["Category"].get_mut("oneOf") {
+        branches.retain(|b| b["const"].as_str().is_some_and(|c| categories.contains(&c)));
+    }
+    defs["Category"]["description"] = format!(
+        "A clarification's category: the category strings of the SDK that wrote {version} ({}).",
+        version.info().releases
+    )
+    .into();
+    let clarification = &mut defs["Clarification"];
+    let (key, other) = match rules.run_ref {
+        RunRefKey::WorkflowId => (RunRefKey::WorkflowId, RunRefKey::PlanRunId),
+        RunRefKey::PlanRunId => (RunRefKey::PlanRunId, RunRefKey::WorkflowId),
+    };
+    let properties = &mut clarification["properties"];
+    properties[other.as_str()] = Value::Bool(false);
+    let run = &mut properties[key.as_str()];
+    if rules.run_ref_optional {
+        run["description"] =
+            "The run the clarification belongs to; absent or `null` allowed from v0.7.0.".into();
+    } else {
+        let mut id = run["anyOf"][0].take();
+        id["description"] =
+            "The run the clarification belongs to (required, and not `null`, before v0.7.0)."
+                .into();
+        *run = id;
+        if let Some(Value::Array(required)) = clarification.get_mut("required") {
+            required.insert(0, key.as_str().into());
+        }
     }
 }
 

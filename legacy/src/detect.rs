@@ -7,6 +7,7 @@ use std::fmt;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use crate::clarification::{Category, ClarificationRules};
 use crate::error::{ErrorKind, ParseError};
 use crate::json::{escape_pointer_token, located};
 use crate::version::{Version, VersionSet};
@@ -64,6 +65,12 @@ pub struct Evidence {
     pub versions: VersionSet,
     /// False when the fact disagreed with stronger evidence and was set aside.
     pub used: bool,
+    /// The versions whose SDK loads a document with this fact. Most facts are kept by the
+    /// model of the versions that write them and refused by the others (the SDK's models
+    /// forbid unknown keys); a key a later model ignores loads in more versions than wrote it,
+    /// and a soft fact (only hand-made files break it) refuses none.
+    #[serde(skip)]
+    pub loads: VersionSet,
 }
 
 /// The result of detection.
@@ -81,6 +88,20 @@ impl Detection {
     /// The version the document is read and re-emitted as: the newest one the evidence allows.
     pub fn version(&self) -> Version {
         self.versions.newest().unwrap_or(Version::HEAD)
+    }
+}
+
+impl Detection {
+    /// Why the SDK of none of `versions` loads the document: a fact its newest version
+    /// refuses, when no version loads it. A plan read beside a run must be one that an SDK
+    /// that may have written the run loads.
+    pub fn refused_by(&self, versions: VersionSet) -> Option<&Evidence> {
+        let loads = |v: Version| self.evidence.iter().all(|e| e.loads.contains(v));
+        if versions.iter().any(loads) {
+            return None;
+        }
+        let newest = versions.newest()?;
+        self.evidence.iter().find(|e| !e.loads.contains(newest))
     }
 }
 
@@ -110,11 +131,23 @@ struct Facts<'a> {
 
 impl Facts<'_> {
     fn hard(&mut self, pointer: String, fact: impl Into<String>, versions: VersionSet) {
+        self.hard_loading(pointer, fact, versions, versions);
+    }
+
+    /// A hard fact that more versions load than write (see [`Evidence::loads`]).
+    fn hard_loading(
+        &mut self,
+        pointer: String,
+        fact: impl Into<String>,
+        versions: VersionSet,
+        loads: VersionSet,
+    ) {
         self.hard.push(Evidence {
             pointer,
             fact: fact.into(),
             versions,
             used: true,
+            loads,
         });
     }
 
@@ -124,6 +157,7 @@ impl Facts<'_> {
             fact: fact.into(),
             versions,
             used: true,
+            loads: VersionSet::ALL,
         });
     }
 
@@ -210,7 +244,7 @@ pub(crate) fn detect_tree(src: &[u8], tree: &Value) -> Result<Detection, ParseEr
         run_facts(&mut facts, obj);
         DocKind::Run
     } else if has("plan_context") || has("steps") {
-        plan_facts(&mut facts, obj);
+        plan_facts(&mut facts, obj)?;
         DocKind::Plan
     } else if has("plan_run") && has("legacy_plan") {
         facts.hard(
@@ -429,18 +463,42 @@ fn clarification_facts(facts: &mut Facts, pointer: &str, clar: &Map<String, Valu
             "clarification plan_run_id",
         );
     }
+    let run_ref = clar.get("workflow_id").or_else(|| clar.get("plan_run_id"));
+    match run_ref {
+        None => facts.hard(
+            pointer.to_owned(),
+            "clarification without its run reference (v0.7.0+)",
+            ClarificationRules::run_ref_optional_in(),
+        ),
+        Some(Value::Null) => facts.hard(
+            child(
+                pointer,
+                if clar.contains_key("workflow_id") {
+                    "workflow_id"
+                } else {
+                    "plan_run_id"
+                },
+            ),
+            "clarification with a null run reference (v0.7.0+)",
+            ClarificationRules::run_ref_optional_in(),
+        ),
+        Some(_) => {}
+    }
+    let category = clar
+        .get("category")
+        .and_then(Value::as_str)
+        .and_then(|text| Category::ALL.into_iter().find(|c| c.as_str() == text));
+    if let Some((versions, Some(when))) = category.map(Category::era) {
+        facts.hard(
+            child(pointer, "category"),
+            format!(
+                "category {:?} ({when})",
+                category.map_or("", Category::as_str)
+            ),
+            versions,
+        );
+    }
     match clar.get("category").and_then(Value::as_str) {
-        // Soft: a downgraded W1 clarification keeps its category in any version, so a downgraded W1 run stays readable.
-        Some("Argument") => facts.soft(
-            child(pointer, "category"),
-            "category \"Argument\" (removed in 0.1.0)",
-            all(W1, R1),
-        ),
-        Some("User Verification") => facts.hard(
-            child(pointer, "category"),
-            "category \"User Verification\" (v0.4.0+)",
-            since(HEAD),
-        ),
         Some("Action") if clar.contains_key("require_confirmation") => {
             facts.hard(
                 child(pointer, "require_confirmation"),
@@ -464,7 +522,7 @@ fn clarification_facts(facts: &mut Facts, pointer: &str, clar: &Map<String, Valu
     }
 }
 
-fn plan_facts(facts: &mut Facts, obj: &Map<String, Value>) {
+fn plan_facts(facts: &mut Facts, obj: &Map<String, Value>) -> Result<(), ParseError> {
     let steps: Vec<&Map<String, Value>> = obj
         .get("steps")
         .and_then(Value::as_array)
@@ -502,7 +560,13 @@ fn plan_facts(facts: &mut Facts, obj: &Map<String, Value>) {
         }
     }
     match with_value {
-        Some(p) => facts.hard(p, "Variable.value (removed in v0.1.12)", all(W1, R1)),
+        // Written until 0.1.11; from v0.1.12 Variable ignores it, so every later version loads it.
+        Some(p) => facts.hard_loading(
+            p,
+            "Variable.value (removed in v0.1.12)",
+            all(W1, R1),
+            VersionSet::ALL,
+        ),
         None if variables > 0 => facts.soft("/steps".into(), "no Variable.value", since(R2)),
         None => {}
     }
@@ -546,6 +610,68 @@ fn plan_facts(facts: &mut Facts, obj: &Map<String, Value>) {
     } else {
         facts.soft(String::new(), "no plan inputs", all(W1, R4));
     }
+    plan_validator_facts(facts, obj, &steps)
+}
+
+/// The SDK's `Plan` validators as facts. From 0.1.6 a plan's step outputs are unique, and from
+/// 0.1.8 (when steps gained `condition`) each `output + (condition or "")` is, so a plan that
+/// repeats one was written before 0.1.6, and one whose steps have `condition` was written by
+/// no SDK and is refused. Plan input names are unique in every version that has plan inputs
+/// (v0.3.2 on), so a plan that repeats one is refused too.
+fn plan_validator_facts(
+    facts: &mut Facts,
+    obj: &Map<String, Value>,
+    steps: &[&Map<String, Value>],
+) -> Result<(), ParseError> {
+    let conditioned = steps.iter().any(|s| s.contains_key("condition"));
+    let mut seen = std::collections::HashSet::new();
+    for (i, step) in steps.iter().enumerate() {
+        let Some(output) = step.get("output").and_then(Value::as_str) else {
+            continue;
+        };
+        let condition = step.get("condition").and_then(Value::as_str).unwrap_or("");
+        let key = format!("{output}{condition}");
+        if seen.insert(key.clone()) {
+            continue;
+        }
+        let pointer = format!("/steps/{i}/output");
+        if conditioned {
+            return Err(located(
+                facts.src,
+                pointer,
+                ErrorKind::Data,
+                format!("the output + condition {key:?} is repeated; the SDK's Plan validator refuses that in every version whose steps have `condition` (0.1.8 on)"),
+            ));
+        }
+        facts.hard(
+            pointer,
+            format!("a repeated output {key:?} (refused by the Plan validator from 0.1.6)"),
+            all(W1, R1),
+        );
+        break;
+    }
+    for key in ["inputs", "plan_inputs"] {
+        let mut names = std::collections::HashSet::new();
+        for (i, input) in obj
+            .get(key)
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .enumerate()
+        {
+            if let Some(name) = input.get("name").and_then(Value::as_str) {
+                if !names.insert(name) {
+                    return Err(located(
+                        facts.src,
+                        format!("/{key}/{i}/name"),
+                        ErrorKind::Data,
+                        format!("the plan input name {name:?} is repeated; the SDK's Plan validator refuses that in every version with plan inputs (v0.3.2 on)"),
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 fn end_user_facts(facts: &mut Facts, obj: &Map<String, Value>) {

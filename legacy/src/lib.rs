@@ -32,7 +32,7 @@ mod version;
 #[cfg(feature = "testkit")]
 pub mod strategies;
 
-pub use clarification::{Category, Clarification, RunRefKey};
+pub use clarification::{Category, Clarification, ClarificationRules, RunRefKey};
 pub use config::Config;
 pub use context::{
     EndUser, ExecutionContextR0, ExecutionContextR3, ExecutionContextR4, ExecutionContextW1,

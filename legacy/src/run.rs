@@ -1,11 +1,16 @@
 //! The run object (`Workflow` in W1, `PlanRun` after) in each of its eight wire versions.
 //! All are `forbid` in the SDK, and so here: an unknown key is an error.
 
+use std::borrow::Cow;
+use std::fmt;
+use std::marker::PhantomData;
+
 use indexmap::IndexMap;
 use schemars::JsonSchema;
+use serde::de::{self, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize};
 
-use crate::clarification::Clarification;
+use crate::clarification::{Clarification, ClarificationRules, ClarificationsSeed};
 use crate::context::{
     ExecutionContextR0, ExecutionContextR3, ExecutionContextR4, ExecutionContextW1,
 };
@@ -13,7 +18,7 @@ use crate::id::{PlanId, RunId};
 use crate::output::{LocalDataValue, OldOutput, Output};
 use crate::scalar::{lax_int, LaxInt};
 use crate::version::Version;
-use planrun_wire::strict::{present, MapOnly};
+use planrun_wire::strict::present;
 use planrun_wire::{serde_object, serde_unit};
 
 /// The run state; the same six values in every version.
@@ -58,29 +63,78 @@ pub struct Outputs<O> {
     pub final_output: Option<O>,
 }
 
-/// The derived reader of [`Outputs`], which [`Outputs`]' own reader admits only objects to (see
-/// `strict.rs`; `remote = "Self"` does not work for a generic type).
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct OutputsRepr<O> {
-    #[serde(default)]
-    clarifications: Vec<Clarification>,
-    #[serde(default = "IndexMap::new")]
-    step_outputs: IndexMap<String, O>,
-    #[serde(default = "Option::default")]
-    final_output: Option<O>,
+/// Reads a run's outputs as `version` writes them: its clarifications by that version's rules
+/// ([`ClarificationRules`]), and no key but the three.
+fn read_outputs<'de, D, O>(
+    deserializer: D,
+    rules: ClarificationRules,
+) -> Result<Outputs<O>, D::Error>
+where
+    D: Deserializer<'de>,
+    O: Deserialize<'de>,
+{
+    deserializer.deserialize_map(OutputsVisitor(rules, PhantomData))
 }
 
-impl<'de, O: Deserialize<'de>> Deserialize<'de> for Outputs<O> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let repr = OutputsRepr::<O>::deserialize(MapOnly(deserializer))?;
+struct OutputsVisitor<O>(ClarificationRules, PhantomData<O>);
+
+const OUTPUTS_FIELDS: &[&str] = &["clarifications", "step_outputs", "final_output"];
+
+impl<'de, O: Deserialize<'de>> Visitor<'de> for OutputsVisitor<O> {
+    type Value = Outputs<O>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("struct Outputs")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Outputs<O>, A::Error> {
+        let mut clarifications = None;
+        let mut step_outputs = None;
+        let mut final_output = None;
+        while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+            match key.as_ref() {
+                "clarifications" if clarifications.is_none() => {
+                    clarifications = Some(map.next_value_seed(ClarificationsSeed(self.0))?);
+                }
+                "step_outputs" if step_outputs.is_none() => step_outputs = Some(map.next_value()?),
+                "final_output" if final_output.is_none() => final_output = Some(map.next_value()?),
+                "clarifications" | "step_outputs" | "final_output" => {
+                    return Err(de::Error::custom(format_args!("duplicate field `{key}`")));
+                }
+                other => return Err(de::Error::unknown_field(other, OUTPUTS_FIELDS)),
+            }
+        }
         Ok(Outputs {
-            clarifications: repr.clarifications,
-            step_outputs: repr.step_outputs,
-            final_output: repr.final_output,
+            clarifications: clarifications.unwrap_or_default(),
+            step_outputs: step_outputs.unwrap_or_default(),
+            final_output: final_output.unwrap_or_default(),
         })
     }
 }
+
+/// One reader of outputs per run struct, for its `deserialize_with`.
+macro_rules! outputs_readers {
+    ($($name:ident => $version:ident),+ $(,)?) => {$(
+        fn $name<'de, D, O>(deserializer: D) -> Result<Outputs<O>, D::Error>
+        where
+            D: Deserializer<'de>,
+            O: Deserialize<'de>,
+        {
+            read_outputs(deserializer, ClarificationRules::of(Version::$version))
+        }
+    )+};
+}
+
+// R0 is read with R1's struct: the two versions' clarification rules are the same (a test says so).
+outputs_readers!(
+    outputs_w1 => W1,
+    outputs_r1 => R1,
+    outputs_r2 => R2,
+    outputs_r3 => R3,
+    outputs_r4 => R4,
+    outputs_r5 => R5,
+    outputs_r6 => R6,
+);
 
 impl<O> Default for Outputs<O> {
     fn default() -> Self {
@@ -93,7 +147,7 @@ impl<O> Default for Outputs<O> {
 }
 
 macro_rules! run_struct {
-    ($(#[$doc:meta])* $name:ident as $schema_name:literal { ec: $ec:ty, output: $out:ty $(, end_user_id: $eu:ident)? $(, plan_run_inputs: $pri:ident)? $(,)? }) => {
+    ($(#[$doc:meta])* $name:ident as $schema_name:literal { ec: $ec:ty, output: $out:ty, read_outputs: $read:literal $(, end_user_id: $eu:ident)? $(, plan_run_inputs: $pri:ident)? $(,)? }) => {
         $(#[$doc])*
         #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
         #[serde(remote = "Self", deny_unknown_fields)]
@@ -120,7 +174,7 @@ macro_rules! run_struct {
                 pub $eu: String,
             )?
             /// Clarifications, step outputs and the final output.
-            #[serde(default)]
+            #[serde(default, deserialize_with = $read)]
             pub outputs: Outputs<$out>,
             $(
                 /// Values of the plan's inputs, by input name.
@@ -137,33 +191,33 @@ run_struct!(
     /// A W1 run (0.0.1-alpha.50): the SDK's `Workflow`, with `wkfl-` ids, an execution context
     /// with `planner_`/`agent_system_context_extension`, and the single `Output`
     /// `{value, summary}`; clarifications name their run `workflow_id`.
-    RunW1 as "RunW1" { ec: ExecutionContextW1, output: OldOutput }
+    RunW1 as "RunW1" { ec: ExecutionContextW1, output: OldOutput, read_outputs: "outputs_w1" }
 );
 run_struct!(
     /// An R0 (0.1.0-alpha, `pr-` ids) or R1 (0.1.0 – 0.1.11, `prun-` ids) run: the SDK's
     /// `PlanRun`, with the execution context's extension keys renamed to
     /// `planning_agent_`/`execution_agent_system_context_extension`, the single `Output`
     /// `{value, summary}`, and clarifications naming their run `plan_run_id`.
-    RunR1 as "RunR1" { ec: ExecutionContextR0, output: OldOutput }
+    RunR1 as "RunR1" { ec: ExecutionContextR0, output: OldOutput, read_outputs: "outputs_r1" }
 );
 run_struct!(
     /// An R2 run (v0.1.12): as R1, but a step or final output may be an agent-memory reference
     /// `{output_name, plan_run_id, summary}`.
-    RunR2 as "RunR2" { ec: ExecutionContextR0, output: Output }
+    RunR2 as "RunR2" { ec: ExecutionContextR0, output: Output, read_outputs: "outputs_r2" }
 );
 run_struct!(
     /// An R3 run (v0.2.0): as R2, but the execution context has lost its system-prompt
     /// extensions.
-    RunR3 as "RunR3" { ec: ExecutionContextR3, output: Output }
+    RunR3 as "RunR3" { ec: ExecutionContextR3, output: Output, read_outputs: "outputs_r3" }
 );
 run_struct!(
     /// An R4 run (v0.3.0): the end user moves from the execution context to a required
     /// top-level `end_user_id`.
-    RunR4 as "RunR4" { ec: ExecutionContextR4, output: Output, end_user_id: end_user_id }
+    RunR4 as "RunR4" { ec: ExecutionContextR4, output: Output, read_outputs: "outputs_r4", end_user_id: end_user_id }
 );
 run_struct!(
     /// An R5 run (v0.3.2): as R4, plus `plan_run_inputs`.
-    RunR5 as "RunR5" { ec: ExecutionContextR4, output: Output, end_user_id: end_user_id, plan_run_inputs: plan_run_inputs }
+    RunR5 as "RunR5" { ec: ExecutionContextR4, output: Output, read_outputs: "outputs_r5", end_user_id: end_user_id, plan_run_inputs: plan_run_inputs }
 );
 
 /// R0 has the R1 shape with `pr-` ids.
@@ -194,7 +248,7 @@ pub struct RunR6 {
     /// The end user's `external_id`.
     pub end_user_id: String,
     /// Clarifications, step outputs and the final output.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "outputs_r6")]
     pub outputs: Outputs<Output>,
     /// Values of the plan's inputs, by input name.
     #[serde(default)]
@@ -202,6 +256,23 @@ pub struct RunR6 {
 }
 
 serde_object!(RunR6);
+
+impl RunR6 {
+    /// Reads the R6-shaped JSON tree the migration chain makes of a run of `source`: R6's rules,
+    /// except that the clarifications keep the categories of `source` (see
+    /// [`ClarificationRules::carried`]).
+    pub fn from_chain_tree(
+        mut tree: serde_json::Value,
+        source: Version,
+    ) -> Result<RunR6, serde_json::Error> {
+        let outputs = tree.as_object_mut().and_then(|o| o.remove("outputs"));
+        let mut run: RunR6 = serde_json::from_value(tree)?;
+        if let Some(outputs) = outputs {
+            run.outputs = read_outputs(outputs, ClarificationRules::carried(source, Version::R6))?;
+        }
+        Ok(run)
+    }
+}
 
 /// A run in any legacy version.
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -9,6 +9,7 @@ use planrun_wire::schema;
 use schemars::JsonSchema;
 use serde_json::Value;
 
+use crate::clarification::restrict_clarifications;
 use crate::context::{EndUser, StepOutputValue, ToolCallRecord};
 use crate::detect::DocKind;
 use crate::document::RunContextSnapshot;
@@ -29,19 +30,24 @@ pub const SCHEMA_BASE_URL: &str = "https://planrun-migrate.dev/schemas/legacy/";
 /// comments as descriptions.
 pub fn schemas() -> Vec<(&'static str, Value)> {
     let r0 = {
-        let (_, mut schema) = schema_for::<RunR1>("run.R0.schema.json");
+        let (_, mut schema) = run_schema_for::<RunR1>(Version::R0);
         schema["title"] = "RunR0".into();
         ("run.R0.schema.json", schema)
     };
+    let run_context = {
+        let (file, mut schema) = schema_for::<RunContextSnapshot>("run_context.schema.json");
+        restrict_clarifications(&mut schema, Version::R6);
+        (file, schema)
+    };
     vec![
-        schema_for::<RunW1>("run.W1.schema.json"),
+        run_schema_for::<RunW1>(Version::W1),
         r0,
-        schema_for::<RunR1>("run.R1.schema.json"),
-        schema_for::<RunR2>("run.R2.schema.json"),
-        schema_for::<RunR3>("run.R3.schema.json"),
-        schema_for::<RunR4>("run.R4.schema.json"),
-        schema_for::<RunR5>("run.R5.schema.json"),
-        schema_for::<RunR6>("run.R6.schema.json"),
+        run_schema_for::<RunR1>(Version::R1),
+        run_schema_for::<RunR2>(Version::R2),
+        run_schema_for::<RunR3>(Version::R3),
+        run_schema_for::<RunR4>(Version::R4),
+        run_schema_for::<RunR5>(Version::R5),
+        run_schema_for::<RunR6>(Version::R6),
         schema_for::<Plan>("plan.schema.json"),
         schema_for::<EndUser>("end_user.schema.json"),
         schema_for::<Output>("output.schema.json"),
@@ -49,7 +55,7 @@ pub fn schemas() -> Vec<(&'static str, Value)> {
         schema_for::<Config>("config.schema.json"),
         schema_for::<StepOutputValue>("step_output_value.schema.json"),
         step_output_values(),
-        schema_for::<RunContextSnapshot>("run_context.schema.json"),
+        run_context,
     ]
 }
 
@@ -90,6 +96,15 @@ fn step_output_values() -> (&'static str, Value) {
             .into(),
     );
     (file, schema::with_header(schema, SCHEMA_BASE_URL, file))
+}
+
+/// Generates the schema of the run struct `T` of `version`: its clarifications are held to that
+/// version's rules, as its reader holds them.
+fn run_schema_for<T: JsonSchema>(version: Version) -> (&'static str, Value) {
+    let file = schema_file(DocKind::Run, version);
+    let (file, mut schema) = schema_for::<T>(file);
+    restrict_clarifications(&mut schema, version);
+    (file, schema)
 }
 
 /// Generates the schema of `T`, published under `file`.

@@ -763,8 +763,10 @@ pub fn step_parts() -> impl Strategy<Value = StepParts> + Clone {
 
 /// A plan as the SDK of `era` writes it.
 pub fn plan(era: PlanEra) -> impl Strategy<Value = Plan> {
-    let v032_inputs = vec((key(), text()), 0..3);
-    let v034_inputs = vec((key(), prop::option::of(text()), json()), 0..3);
+    // Input names are unique per plan, as the SDK enforces from v0.3.2.
+    let v032_inputs = vec((key(), text()), 0..3).prop_map(|v| unique_by_name(v, |i| &i.0));
+    let v034_inputs = vec((key(), prop::option::of(text()), json()), 0..3)
+        .prop_map(|v| unique_by_name(v, |i| &i.0));
     (
         any::<u128>(),
         text(),
@@ -823,6 +825,15 @@ pub fn plan(era: PlanEra) -> impl Strategy<Value = Plan> {
                 }),
             }
         })
+}
+
+/// `items` without those whose name an earlier item already has.
+fn unique_by_name<T>(items: Vec<T>, name: impl Fn(&T) -> &String) -> Vec<T> {
+    let mut seen = std::collections::HashSet::new();
+    items
+        .into_iter()
+        .filter(|item| seen.insert(name(item).clone()))
+        .collect()
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -204,6 +204,16 @@ impl VersionSet {
         )
     }
 
+    /// The versions for which `keep` says yes.
+    pub fn matching(keep: impl Fn(Version) -> bool) -> Self {
+        VersionSet(
+            Version::ALL
+                .into_iter()
+                .filter(|v| keep(*v))
+                .fold(0, |bits, v| bits | v.bit()),
+        )
+    }
+
     /// Just one version.
     pub fn only(version: Version) -> Self {
         VersionSet(version.bit())
@@ -237,6 +247,18 @@ impl VersionSet {
     /// The oldest version in the set.
     pub fn oldest(self) -> Option<Version> {
         self.iter().next()
+    }
+
+    /// The SDK releases that wrote the versions of the set, from the oldest's to the newest's:
+    /// `v0.3.0`, `0.1.0 – 0.1.11 to v0.1.12`.
+    pub fn releases(self) -> String {
+        match (self.oldest(), self.newest()) {
+            (Some(oldest), Some(newest)) if oldest == newest => oldest.info().releases.to_owned(),
+            (Some(oldest), Some(newest)) => {
+                format!("{} to {}", oldest.info().releases, newest.info().releases)
+            }
+            _ => "none".to_owned(),
+        }
     }
 }
 

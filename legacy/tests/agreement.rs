@@ -18,8 +18,9 @@ use common::corpus::corpus_documents;
 use planrun_legacy::json::{from_tree, parse_value, to_sdk_json};
 use planrun_legacy::strategies::{self, PlanEra};
 use planrun_legacy::{
-    detect, schema_file, schemas, Config, EndUser, Output, Plan, RunContextSnapshot, RunR1, RunR2,
-    RunR3, RunR4, RunR5, RunR6, RunW1, StepOutputValue, ToolCallRecord, Version,
+    detect, schema_file, schemas, Category, ClarificationRules, Config, EndUser, Output, Plan,
+    RunContextSnapshot, RunR1, RunR2, RunR3, RunR4, RunR5, RunR6, RunW1, StepOutputValue,
+    ToolCallRecord, Version,
 };
 use planrun_v2::agreement::{mutants, Agreement};
 use proptest::prelude::*;
@@ -493,6 +494,74 @@ fn invalid_runs_are_rejected_by_both_in_every_version() {
             );
         }
     }
+}
+
+/// Each version's SDK has its own clarification categories and run reference, and a run is
+/// judged by the rules of the version it is read as. Pins: `ClarificationCategory` has
+/// "Argument" until the 0.1.0 release (0.1.2-alpha loads one, 0.1.10 and v0.1.12 refuse it) and
+/// "User Verification" from v0.4.0; `Clarification.plan_run_id` (`workflow_id` in W1) is
+/// required and not `null` until v0.7.0 (v0.6.2 refuses a clarification without it, v0.7.0
+/// loads one without it or with `null`).
+#[test]
+fn clarifications_follow_the_rules_of_their_version() {
+    for version in Version::ALL {
+        let m = run_model(version);
+        let run = base_run(version);
+        let rules = ClarificationRules::of(version);
+        for category in Category::ALL {
+            let doc = edited(&run, |d| {
+                let clar = &mut d["outputs"]["clarifications"][0];
+                clar["category"] = json!(category.as_str());
+                if category == Category::Action {
+                    clar["action_url"] = json!("https://example.com/");
+                }
+            });
+            let has = rules.categories().any(|c| c == category);
+            assert_eq!(m.check(&doc), has, "{version}: {}", category.as_str());
+            if !has {
+                let err = m.serde(&doc).unwrap_err();
+                assert!(
+                    err.contains("/outputs/clarifications/0/category")
+                        && err.contains("is not a clarification category of"),
+                    "{version}: {err}"
+                );
+            }
+        }
+        let key = rules.run_ref.as_str();
+        let pointer = format!("/outputs/clarifications/0/{key}");
+        let optional = version == R6;
+        assert_eq!(rules.run_ref_optional, optional);
+        assert_eq!(
+            m.check(&remove(&run, &pointer)),
+            optional,
+            "{version}: no {key}"
+        );
+        assert_eq!(
+            m.check(&set(&run, &pointer, Value::Null)),
+            optional,
+            "{version}: {key} null"
+        );
+        m.rejected(
+            "the run named by another version's key",
+            &edited(&run, |d| {
+                let clar = d["outputs"]["clarifications"][0].as_object_mut().unwrap();
+                let id = clar.shift_remove(key).unwrap();
+                let other = if key == "workflow_id" {
+                    "plan_run_id"
+                } else {
+                    "workflow_id"
+                };
+                clar.insert(other.to_owned(), id);
+            }),
+        );
+    }
+    // R0 is read with R1's struct, so the two versions' rules must not differ.
+    let (r0, r1) = (ClarificationRules::of(R0), ClarificationRules::of(R1));
+    assert_eq!(
+        (r0.run_ref, r0.run_ref_optional),
+        (r1.run_ref, r1.run_ref_optional)
+    );
+    assert!(r0.categories().eq(r1.categories()));
 }
 
 /// A JSON value from its literal text (numbers keep their digits).

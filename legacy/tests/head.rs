@@ -103,6 +103,6 @@ fn what_head_cannot_hold_is_listed_as_dropped() {
     assert_eq!(dropped("plan_w1_era"), ["/steps/1/inputs/0/value"]);
     assert_eq!(
         dropped("run_r6_old_clarifications"),
-        ["/outputs/clarifications/1/ticket"]
+        ["/outputs/clarifications/0/ticket"]
     );
 }
