@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use planrun_converter::chain::to_r6;
 use planrun_converter::EntryKind;
-use planrun_legacy::{json::to_sdk_json, parse, DocKind, Version};
+use planrun_legacy::{head, json::to_sdk_json, parse, Category, DocKind, Version};
 
 fn runs() -> Vec<PathBuf> {
     let roots = [
@@ -44,7 +44,20 @@ fn every_run_reaches_r6_and_reads_back_as_r6() {
         let parsed = parse(&std::fs::read(&path).unwrap()).unwrap();
         let run = parsed.as_run().unwrap();
         let at_r6 = to_r6(run).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        let text = to_sdk_json(&at_r6.run);
+        let mut text = to_sdk_json(&at_r6.run);
+        if at_r6
+            .run
+            .outputs
+            .clarifications
+            .iter()
+            .any(|c| c.category == Category::Argument)
+        {
+            // The chain keeps a W1 "Argument" clarification for V2; no SDK that writes R6
+            // loads one (its enum lacks the value), so only HEAD's form of the run is R6.
+            let err = parse(text.as_bytes()).unwrap_err().to_string();
+            assert!(err.contains("\"Argument\""), "{}: {err}", path.display());
+            text = to_sdk_json(&head::run(&at_r6.run).document);
+        }
         let back =
             parse(text.as_bytes()).unwrap_or_else(|e| panic!("{}: {e}\n{text}", path.display()));
         assert!(

@@ -1,12 +1,12 @@
 //! The rename table's interpreter: each row of a version applied to the run's JSON tree, the
-//! result read back with the R6 model. It is the reference the typed chain is tested against,
+//! result read back with the R6 model (keeping a W1 clarification category, which V2 keeps). It is the reference the typed chain is tested against,
 //! byte for byte and entry for entry, and it runs any row the typed chain lacks.
 
 use indexmap::IndexMap;
 use serde_json::{Map, Value};
 
 use planrun_legacy::json::escape_pointer_token;
-use planrun_legacy::{LegacyRun, Version};
+use planrun_legacy::{LegacyRun, RunR6, Version};
 
 use super::{note, AtR6, ChainError};
 use crate::renames::{rows_from, Op, Row};
@@ -35,7 +35,7 @@ pub fn to_r6(run: &LegacyRun) -> Result<AtR6, ChainError> {
         }
     }
     Ok(AtR6 {
-        run: serde_json::from_value(tree)?,
+        run: RunR6::from_chain_tree(tree, source_version)?,
         residue,
         report,
         source_version,
