@@ -164,7 +164,8 @@ pub fn downgrade(v2: &PlanRunV2, allow_loss: bool) -> Result<Downgraded, Downgra
         )));
     }
     let plan = plan_to_legacy(&v2.plan, &plan_residue);
-    readable(&plan)?;
+    // The validators first: their verdict is on the V2 plan's own steps, which the reader
+    // (below) would blame on the residue.
     let fails = planrun_legacy::head::plan_validator_fails(&plan);
     if !fails.is_empty() {
         return Err(DowngradeError::Invalid(format!(
@@ -172,6 +173,7 @@ pub fn downgrade(v2: &PlanRunV2, allow_loss: bool) -> Result<Downgraded, Downgra
             fails.join("; /plan")
         )));
     }
+    readable(&plan)?;
     let id: RunId = serde_json::from_value(Value::String(v2.id.clone()))
         .map_err(|e| DowngradeError::Invalid(format!("/id: {e}")))?;
     let plan_id: PlanId = serde_json::from_value(Value::String(v2.plan.id.clone()))

@@ -128,7 +128,7 @@ impl Residue {
                 .then(|| serde_json::to_value(&v2.end_user).expect("V2 documents are JSON")),
             plan: None,
             fields: IndexMap::new(),
-            run_changes: down.undo.run.iter().filter_map(change).collect(),
+            run_changes: undoable(&down.undo.run),
             plan_changes: down.undo.plan.iter().filter_map(change).collect(),
         };
         let files = (run_text.as_bytes(), plan_text.as_bytes());
@@ -241,6 +241,27 @@ impl Residue {
         }
         Ok(())
     }
+}
+
+/// The run's changes a residue records to undo: all but those inside a clarification whose
+/// category HEAD replaced (W1's `Argument`). Undone, that clarification would make a run no
+/// reader of R6 takes (no SDK that writes R6 has the category), so the residue keeps the V2
+/// clarifications among its `fields` instead.
+fn undoable(changes: &[Normalization]) -> Vec<Change> {
+    let replaced: Vec<String> = changes
+        .iter()
+        .filter_map(|c| match c {
+            Normalization::Coerced { pointer, .. } => {
+                pointer.strip_suffix("/category").map(|p| format!("{p}/"))
+            }
+            _ => None,
+        })
+        .collect();
+    changes
+        .iter()
+        .filter_map(change)
+        .filter(|c| !replaced.iter().any(|p| c.pointer.starts_with(p.as_str())))
+        .collect()
 }
 
 fn change(normalization: &Normalization) -> Option<Change> {
