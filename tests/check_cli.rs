@@ -54,15 +54,23 @@ fn each_rule_of_head_gives_its_verdict() {
             "plan-2d3e4f50-6172-4839-a4b5-c6d7e8f90a1b.json",
             "/inputs: HEAD's Plan forbids",
         ),
-        // Plan.validate_plan: outputs + conditions unique (0.1.8+), input names unique (v0.3.2+).
+        // Plan.validate_plan: outputs + conditions unique (0.1.8+; outputs alone from 0.1.6).
+        // 0.1.5 loads this plan and saves it back unchanged; HEAD refuses it.
         (
             "plan-7a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d.json",
             "repeated output + condition",
         ),
-        // ClarificationCategory at HEAD has no "Argument".
+        // Plan.validate_plan: input names unique, in every version with plan inputs (v0.3.2 on),
+        // so no SDK ever loaded this plan and planrun does not read it either.
+        (
+            "plan-7a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4e.json",
+            "the plan input name \"$topic\" is repeated",
+        ),
+        // ClarificationCategory has no "Argument" from 0.1.0 on, so no SDK that writes an R6
+        // run (v0.3.4 on, HEAD included) loads one that has it.
         (
             "prun-3120c2ea-e676-4e23-bd41-11b3aa2feaa4.json",
-            "\"Argument\" is not a category",
+            "category \"Argument\" (removed in 0.1.0) says W1–R1",
         ),
         // DiskFileStorage.get_plan_run_output reads a LocalDataValue.
         (

@@ -1,6 +1,7 @@
 //! A store with bad inputs: malformed JSON, an undetectable version, a missing plan, an end user
 //! `../../etc/passwd`, an unsafe agent-memory output name, a symlink out of SRC, an unreadable
-//! file, a V2-id conflict and a file named for another run. Each is reported with its path and
+//! file, a V2-id conflict, a file named for another run and a run whose plan its own SDK cannot
+//! load. Each is reported with its path and
 //! class, the good runs still migrate, the exit code is 1, nothing is written outside DST and
 //! SRC is unchanged.
 
@@ -145,6 +146,20 @@ fn bad_inputs_are_reported_and_the_batch_finishes() {
         format!("prun-{}.json", id('a')),
         &variant(r4, R4_RUN, 'a', &[(&old_plan, &linked_plan)]),
     );
+    // A v0.3.0 run whose plan has v0.3.4's plan_inputs: v0.3.0's Plan forbids the key, so the
+    // run's own SDK fails on `get_plan`; the SDK saves a plan once, before its runs, so no SDK
+    // wrote this pair.
+    let later_plan = format!("plan-{}", id('b'));
+    let plan_text = std::fs::read_to_string(r4.join(format!("{old_plan}.json"))).unwrap();
+    let (body, _) = plan_text.trim_end().rsplit_once('}').unwrap();
+    put(
+        format!("{later_plan}.json"),
+        &format!("{},\n    \"plan_inputs\": []\n}}\n", body.trim_end()),
+    );
+    put(
+        format!("prun-{}.json", id('b')),
+        &variant(r4, R4_RUN, 'b', &[(&old_plan, &later_plan)]),
+    );
 
     let src_before = fingerprint(&store);
     let outside_before = fingerprint(&outside);
@@ -227,6 +242,14 @@ fn bad_inputs_are_reported_and_the_batch_finishes() {
             .ends_with(&format!("{linked_plan}.json")),
         "{plan_link}"
     );
+    let misfit = expect('b', "prun", "rejected", "plan_version", "plan_inputs");
+    assert!(
+        misfit["message"]
+            .as_str()
+            .unwrap()
+            .contains("no SDK that writes this run (R4: SDK v0.3.0) loads"),
+        "{misfit}"
+    );
     expect('7', "wkfl", "rejected", "conflict", "sorts first");
     expect(
         '8',
@@ -237,7 +260,7 @@ fn bad_inputs_are_reported_and_the_batch_finishes() {
     );
     let expected_failures = if unreadable {
         expect('6', "prun", "rejected", "io", "ermission denied");
-        10
+        11
     } else {
         eprintln!(
             "running as root: a mode-000 file is readable, so its `io` rejection is not checked"
@@ -245,7 +268,7 @@ fn bad_inputs_are_reported_and_the_batch_finishes() {
         assert!(failures
             .iter()
             .all(|f| !f["path"].as_str().unwrap().contains(&id('6'))));
-        9
+        10
     };
     assert_eq!(failures.len(), expected_failures, "{report:#}");
     assert_eq!(

@@ -406,9 +406,10 @@ fn a_v2_run_no_legacy_run_made_comes_back_through_a_head_store() {
     assert_eq!(through_head(tmp.path(), &v2, &name), edited);
 }
 
-/// A plan written before v0.1.8 may repeat an output (it was valid then); the SDK's Plan
-/// validator refuses it from v0.1.8 to HEAD, so `--to r6` writes neither the plan nor its runs:
-/// each run is rejected with why, the plan stays behind with why, and SRC keeps both.
+/// A plan written before v0.1.6 may repeat an output (it was valid then, and an R1 run of
+/// 0.1.0 – 0.1.5 uses it); the SDK's Plan validator refuses it from v0.1.6 to HEAD, so `--to r6`
+/// writes neither the plan nor its runs: each run is rejected with why, the plan stays behind
+/// with why, and SRC keeps both.
 #[test]
 fn a_plan_head_refuses_is_not_written_and_its_runs_are_rejected() {
     let tmp = tempfile::tempdir().unwrap();
@@ -443,9 +444,11 @@ fn a_plan_head_refuses_is_not_written_and_its_runs_are_rejected() {
     "current_step_index": 0,
     "state": "NOT_STARTED",
     "execution_context": {
-        "additional_data": {}
+        "end_user_id": null,
+        "additional_data": {},
+        "planning_agent_system_context_extension": null,
+        "execution_agent_system_context_extension": null
     },
-    "end_user_id": "local",
     "outputs": {
         "clarifications": [],
         "step_outputs": {},

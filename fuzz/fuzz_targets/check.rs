@@ -1,7 +1,7 @@
 //! `planrun check --sdk HEAD` on any bytes: the verdict of the SDK at HEAD on a store file. Laws:
 //! it never panics; a failure or change names where (a pointer or a reason); and the form that
-//! `--to r6` writes for a run or a plan is one HEAD loads and saves back unchanged (an "Argument"
-//! clarification included, which that form rewrites), so `check` and the HEAD-store writer agree.
+//! `--to r6` writes for a run or a plan is one HEAD loads and saves back unchanged, so `check` and
+//! the HEAD-store writer agree.
 //! The first byte says whether the file sits in a run's agent-memory directory.
 #![no_main]
 

@@ -328,6 +328,26 @@ fn convert_legacy(
         Some(Ok(parsed)) => parsed.as_ref(),
         None => None,
     };
+    // A run and plan a residue gave back are this toolkit's own pair (made from one V2
+    // document), not files an SDK wrote; only files as found must fit each other.
+    let found_as_written = applies.is_none();
+    if let Some(fact) = plan_doc
+        .filter(|_| found_as_written)
+        .and_then(|p| p.detection.refused_by(parsed.detection.versions))
+    {
+        let versions = parsed.detection.versions;
+        return Err(Failure::rejected(
+            origin,
+            "plan_version",
+            format!(
+                "its plan {plan_id}.json has {} at {} ({}), which no SDK that writes this run ({versions}: SDK {}) loads; the SDK saves a plan once, before its runs, so no SDK wrote this pair",
+                fact.fact,
+                fact.pointer,
+                fact.versions,
+                versions.releases(),
+            ),
+        ));
+    }
     let plan = plan_doc.map(|p| match &p.document {
         LegacyDocument::Plan(plan) => plan,
         _ => unreachable!("read_reference checked the kind"),

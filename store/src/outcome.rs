@@ -73,7 +73,8 @@ pub struct Failure {
     pub column: usize,
     /// A short stable name for counting: the parse error kind (`syntax`, `data`, …) or `io`,
     /// `symlink`, `unsafe_name`, `id_mismatch`, `conflict`, `not_a_run`, `mismatch`, `schema`,
-    /// `missing_plan`, `missing_agent_memory`.
+    /// `missing_plan`, `missing_agent_memory`, `plan_version` (a plan no SDK that writes the run
+    /// loads), `internal`.
     pub kind: String,
     /// What is wrong, in words.
     pub message: String,
