@@ -13,7 +13,7 @@ use serde_json::{json, Value};
 /// The release the current schemas must stay compatible with. When a release is cut (see
 /// "Evolving the V2 format" in README.md), copy `schemas/v2` and `schemas/legacy` to
 /// `schemas/releases/<version>/` and point this at it.
-const BASELINE: &str = "releases/0.1.0";
+const BASELINE: &str = "releases/0.2.0";
 
 fn schemas_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../schemas")
@@ -76,6 +76,35 @@ fn generated_schemas_are_backward_compatible_with_the_last_release() {
     let baseline = Source::Dir(schemas_dir().join(BASELINE)).load().unwrap();
     let report = compare_sets(&baseline, &planrun_schemas::all());
     assert_backward(&report, "the schemas this build generates");
+}
+
+/// Release 0.2.0 narrowed the run schemas to what each version's SDK loads (its clarification
+/// categories; the run named by its own key, required and not `null` before v0.7.0) and changed
+/// nothing else: the V2 format is still the one 0.1.0 published.
+#[test]
+fn release_0_2_0_narrowed_only_the_clarifications_of_legacy_runs() {
+    let dir = schemas_dir().join("releases");
+    let report = compare_paths(&dir.join("0.1.0"), &dir.join("0.2.0")).unwrap();
+    assert_eq!(report.files.len(), 25, "{}", report.to_text());
+    for file in &report.files {
+        let narrowed = file.file.starts_with("legacy/run");
+        let want = if narrowed {
+            Compatibility::Forward
+        } else {
+            Compatibility::Full
+        };
+        assert_eq!(file.verdict, want, "{}: {}", file.file, report.to_text());
+        for finding in &file.findings {
+            assert!(
+                finding.path.starts_with("/outputs/clarifications/*/")
+                    || finding
+                        .path
+                        .starts_with("/plan_run/outputs/clarifications/*/"),
+                "{}: {finding}",
+                file.file
+            );
+        }
+    }
 }
 
 #[test]
