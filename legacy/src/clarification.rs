@@ -13,7 +13,7 @@ use serde::ser::SerializeMap;
 use serde::{Deserialize, Serialize, Serializer};
 use serde_json::{json, Map, Value};
 
-use crate::id::{ClarificationId, RunId};
+use crate::id::{run_prefixes, ClarificationId, OptionalRunIdSeed, RunId};
 use crate::scalar::{lax_opt_int, LaxBool, LaxBoolValue, LaxInt};
 use crate::version::{Version, VersionSet};
 use planrun_wire::schema::with_description;
@@ -317,23 +317,24 @@ impl<'de> Visitor<'de> for ClarificationsSeed {
     }
 }
 
-/// Reads a `T` and checks it, so that an error is raised at the value's own position.
-struct Checked<T, F>(F, PhantomData<T>);
+/// Reads a value with the seed `S` and checks it, so that an error is raised at the value's own
+/// position.
+struct Checked<S, F>(S, F);
 
-impl<'de, T: Deserialize<'de>, F: FnOnce(&T) -> Result<(), String>> DeserializeSeed<'de>
-    for Checked<T, F>
+impl<'de, S: DeserializeSeed<'de>, F: FnOnce(&S::Value) -> Result<(), String>> DeserializeSeed<'de>
+    for Checked<S, F>
 {
-    type Value = T;
+    type Value = S::Value;
 
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<T, D::Error> {
-        let value = T::deserialize(deserializer)?;
-        (self.0)(&value).map_err(de::Error::custom)?;
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<S::Value, D::Error> {
+        let value = self.0.deserialize(deserializer)?;
+        (self.1)(&value).map_err(de::Error::custom)?;
         Ok(value)
     }
 }
 
-fn checked<T, F: FnOnce(&T) -> Result<(), String>>(check: F) -> Checked<T, F> {
-    Checked(check, PhantomData)
+fn checked<T, F: FnOnce(&T) -> Result<(), String>>(check: F) -> Checked<PhantomData<T>, F> {
+    Checked(PhantomData, check)
 }
 
 struct ClarificationVisitor(Option<ClarificationRules>);
@@ -373,9 +374,10 @@ impl<'de> Visitor<'de> for ClarificationVisitor {
                         ));
                     }
                     let id: Option<RunId> = match self.0 {
-                        Some(rules) => map.next_value_seed(checked(|id: &Option<RunId>| {
-                            rules.check_run_ref(ref_key, id.as_ref())
-                        }))?,
+                        Some(rules) => map.next_value_seed(Checked(
+                            OptionalRunIdSeed(run_prefixes(rules.version)),
+                            |id: &Option<RunId>| rules.check_run_ref(ref_key, id.as_ref()),
+                        ))?,
                         None => map.next_value()?,
                     };
                     run_ref = Some((ref_key, id));

@@ -11,10 +11,11 @@ use std::borrow::Cow;
 use std::fmt;
 
 use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
-use serde::de::{self, Deserializer, MapAccess, Visitor};
+use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, Visitor};
 use serde::{Deserialize, Serialize, Serializer};
 
 use crate::error::excerpt;
+use crate::version::Version;
 
 /// One UUID as read here, hyphenated or not (no anchors).
 const UUID_BODY: &str = "(?:[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}|[0-9A-Fa-f]{32})";
@@ -308,6 +309,87 @@ id_type!(
     [Clar],
     "A clarification id, `clar-<uuid>`. The SDK writes the uuid lowercase and hyphenated; it also reads it uppercase, without hyphens, in braces or after `urn:uuid:`, and this toolkit writes it back canonically."
 );
+
+/// The run-id prefixes a run of `version` is read with, for its own id and its clarifications'
+/// run references: the version's own prefix (the SDK's typed id checks it), except that R0 and R1
+/// are read by one struct and so share `pr-` and `prun-` (detection tells them apart by it).
+pub fn run_prefixes(version: Version) -> &'static [Prefix] {
+    match version {
+        Version::W1 => &[Prefix::Wkfl],
+        Version::R0 | Version::R1 => &[Prefix::Prun, Prefix::Pr],
+        _ => &[Prefix::Prun],
+    }
+}
+
+/// Reads a run id with one of the prefixes given, where [`RunId`] alone takes any run prefix.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct RunIdSeed(pub(crate) &'static [Prefix]);
+
+impl<'de> DeserializeSeed<'de> for RunIdSeed {
+    type Value = RunId;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<RunId, D::Error> {
+        deserializer.deserialize_any(IdVisitor(self.0)).map(RunId)
+    }
+}
+
+/// [`RunIdSeed`] for a value that may be `null`.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct OptionalRunIdSeed(pub(crate) &'static [Prefix]);
+
+impl<'de> DeserializeSeed<'de> for OptionalRunIdSeed {
+    type Value = Option<RunId>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_option(self)
+    }
+}
+
+impl<'de> Visitor<'de> for OptionalRunIdSeed {
+    type Value = Option<RunId>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(f, "null or a string id with prefix {}", expected(self.0))
+    }
+
+    fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+
+    fn visit_some<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        RunIdSeed(self.0).deserialize(deserializer).map(Some)
+    }
+}
+
+/// Holds the `RunId` definition of a run schema to the prefixes a run of `version` is read with
+/// ([`run_prefixes`]).
+pub(crate) fn restrict_run_ids(schema: &mut serde_json::Value, version: Version) {
+    let prefixes = run_prefixes(version);
+    let names: Vec<String> = prefixes
+        .iter()
+        .map(|p| format!("`{}-<uuid>`", p.as_str()))
+        .collect();
+    let run_id = &mut schema["$defs"]["RunId"];
+    run_id["anyOf"][0]["pattern"] = id_pattern(prefixes).into();
+    run_id["anyOf"][0]["examples"] = serde_json::json!([format!(
+        "{}-1742945e-63bf-4a2f-be54-b73e18e0a25e",
+        prefixes[0].as_str()
+    )]);
+    let shared = if prefixes.len() > 1 {
+        " (R0 and R1 are read alike; detection tells them apart by the prefix)"
+    } else {
+        ""
+    };
+    run_id["description"] = format!(
+        "A run id of {version}: {}{shared}. The SDK writes the uuid lowercase and hyphenated; it also reads it uppercase, without hyphens, in braces or after `urn:uuid:`, and this toolkit writes it back canonically.",
+        names.join(" or ")
+    )
+    .into();
+}
 
 /// A run id that must be a `prun-` one: the owner of an agent-memory output (agent memory exists
 /// from R2 on, when every run id is `prun-`).

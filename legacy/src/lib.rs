@@ -43,7 +43,7 @@ pub use document::{
     detect, parse, LegacyDocument, Normalization, Parsed, RunContextSnapshot, StepKey,
 };
 pub use error::{ErrorKind, ParseError};
-pub use id::{ClarificationId, PlanId, Prefix, PrefixedId, RunId, UUID_PATTERN};
+pub use id::{run_prefixes, ClarificationId, PlanId, Prefix, PrefixedId, RunId, UUID_PATTERN};
 pub use output::{AgentMemoryValue, LocalDataValue, OldOutput, Output};
 pub use plan::{Plan, PlanContext, PlanInput, PlanInputV032, Step, Variable};
 pub use planrun_wire::{RedactedUrl as SecretUrl, Secret, MASK};

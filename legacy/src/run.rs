@@ -7,18 +7,17 @@ use std::marker::PhantomData;
 
 use indexmap::IndexMap;
 use schemars::JsonSchema;
-use serde::de::{self, MapAccess, Visitor};
+use serde::de::{self, DeserializeSeed, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::clarification::{Clarification, ClarificationRules, ClarificationsSeed};
 use crate::context::{
     ExecutionContextR0, ExecutionContextR3, ExecutionContextR4, ExecutionContextW1,
 };
-use crate::id::{PlanId, RunId};
+use crate::id::{run_prefixes, PlanId, RunId, RunIdSeed};
 use crate::output::{LocalDataValue, OldOutput, Output};
 use crate::scalar::{lax_int, LaxInt};
 use crate::version::Version;
-use planrun_wire::strict::present;
 use planrun_wire::{serde_object, serde_unit};
 
 /// The run state; the same six values in every version.
@@ -112,10 +111,15 @@ impl<'de, O: Deserialize<'de>> Visitor<'de> for OutputsVisitor<O> {
     }
 }
 
-/// One reader of outputs per run struct, for its `deserialize_with`.
-macro_rules! outputs_readers {
-    ($($name:ident => $version:ident),+ $(,)?) => {$(
-        fn $name<'de, D, O>(deserializer: D) -> Result<Outputs<O>, D::Error>
+/// The readers of a run struct's id and outputs by its version's rules, for their
+/// `deserialize_with`.
+macro_rules! version_readers {
+    ($($id:ident, $outputs:ident => $version:ident);+ $(;)?) => {$(
+        fn $id<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<RunId>, D::Error> {
+            RunIdSeed(run_prefixes(Version::$version)).deserialize(deserializer).map(Some)
+        }
+
+        fn $outputs<'de, D, O>(deserializer: D) -> Result<Outputs<O>, D::Error>
         where
             D: Deserializer<'de>,
             O: Deserialize<'de>,
@@ -125,15 +129,15 @@ macro_rules! outputs_readers {
     )+};
 }
 
-// R0 is read with R1's struct: the two versions' clarification rules are the same (a test says so).
-outputs_readers!(
-    outputs_w1 => W1,
-    outputs_r1 => R1,
-    outputs_r2 => R2,
-    outputs_r3 => R3,
-    outputs_r4 => R4,
-    outputs_r5 => R5,
-    outputs_r6 => R6,
+// R0 is read with R1's struct: the two versions' rules are the same (a test says so).
+version_readers!(
+    run_id_w1, outputs_w1 => W1;
+    run_id_r1, outputs_r1 => R1;
+    run_id_r2, outputs_r2 => R2;
+    run_id_r3, outputs_r3 => R3;
+    run_id_r4, outputs_r4 => R4;
+    run_id_r5, outputs_r5 => R5;
+    run_id_r6, outputs_r6 => R6;
 );
 
 impl<O> Default for Outputs<O> {
@@ -147,14 +151,14 @@ impl<O> Default for Outputs<O> {
 }
 
 macro_rules! run_struct {
-    ($(#[$doc:meta])* $name:ident as $schema_name:literal { ec: $ec:ty, output: $out:ty, read_outputs: $read:literal $(, end_user_id: $eu:ident)? $(, plan_run_inputs: $pri:ident)? $(,)? }) => {
+    ($(#[$doc:meta])* $name:ident as $schema_name:literal { ec: $ec:ty, output: $out:ty, read_id: $read_id:literal, read_outputs: $read:literal $(, end_user_id: $eu:ident)? $(, plan_run_inputs: $pri:ident)? $(,)? }) => {
         $(#[$doc])*
         #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
         #[serde(remote = "Self", deny_unknown_fields)]
         #[schemars(rename = $schema_name)]
         pub struct $name {
             /// The run id; absent only in hand-made files (the SDK would generate one).
-            #[serde(default, deserialize_with = "present", skip_serializing_if = "Option::is_none")]
+            #[serde(default, deserialize_with = $read_id, skip_serializing_if = "Option::is_none")]
             #[schemars(with = "RunId")]
             pub id: Option<RunId>,
             /// The plan this run executes (`plan-<uuid>.json` in the same store).
@@ -191,33 +195,33 @@ run_struct!(
     /// A W1 run (0.0.1-alpha.50): the SDK's `Workflow`, with `wkfl-` ids, an execution context
     /// with `planner_`/`agent_system_context_extension`, and the single `Output`
     /// `{value, summary}`; clarifications name their run `workflow_id`.
-    RunW1 as "RunW1" { ec: ExecutionContextW1, output: OldOutput, read_outputs: "outputs_w1" }
+    RunW1 as "RunW1" { ec: ExecutionContextW1, output: OldOutput, read_id: "run_id_w1", read_outputs: "outputs_w1" }
 );
 run_struct!(
     /// An R0 (0.1.0-alpha, `pr-` ids) or R1 (0.1.0 – 0.1.11, `prun-` ids) run: the SDK's
     /// `PlanRun`, with the execution context's extension keys renamed to
     /// `planning_agent_`/`execution_agent_system_context_extension`, the single `Output`
     /// `{value, summary}`, and clarifications naming their run `plan_run_id`.
-    RunR1 as "RunR1" { ec: ExecutionContextR0, output: OldOutput, read_outputs: "outputs_r1" }
+    RunR1 as "RunR1" { ec: ExecutionContextR0, output: OldOutput, read_id: "run_id_r1", read_outputs: "outputs_r1" }
 );
 run_struct!(
     /// An R2 run (v0.1.12): as R1, but a step or final output may be an agent-memory reference
     /// `{output_name, plan_run_id, summary}`.
-    RunR2 as "RunR2" { ec: ExecutionContextR0, output: Output, read_outputs: "outputs_r2" }
+    RunR2 as "RunR2" { ec: ExecutionContextR0, output: Output, read_id: "run_id_r2", read_outputs: "outputs_r2" }
 );
 run_struct!(
     /// An R3 run (v0.2.0): as R2, but the execution context has lost its system-prompt
     /// extensions.
-    RunR3 as "RunR3" { ec: ExecutionContextR3, output: Output, read_outputs: "outputs_r3" }
+    RunR3 as "RunR3" { ec: ExecutionContextR3, output: Output, read_id: "run_id_r3", read_outputs: "outputs_r3" }
 );
 run_struct!(
     /// An R4 run (v0.3.0): the end user moves from the execution context to a required
     /// top-level `end_user_id`.
-    RunR4 as "RunR4" { ec: ExecutionContextR4, output: Output, read_outputs: "outputs_r4", end_user_id: end_user_id }
+    RunR4 as "RunR4" { ec: ExecutionContextR4, output: Output, read_id: "run_id_r4", read_outputs: "outputs_r4", end_user_id: end_user_id }
 );
 run_struct!(
     /// An R5 run (v0.3.2): as R4, plus `plan_run_inputs`.
-    RunR5 as "RunR5" { ec: ExecutionContextR4, output: Output, read_outputs: "outputs_r5", end_user_id: end_user_id, plan_run_inputs: plan_run_inputs }
+    RunR5 as "RunR5" { ec: ExecutionContextR4, output: Output, read_id: "run_id_r5", read_outputs: "outputs_r5", end_user_id: end_user_id, plan_run_inputs: plan_run_inputs }
 );
 
 /// R0 has the R1 shape with `pr-` ids.
@@ -231,7 +235,7 @@ pub struct RunR6 {
     /// The run id; absent only in hand-made files (the SDK would generate one).
     #[serde(
         default,
-        deserialize_with = "present",
+        deserialize_with = "run_id_r6",
         skip_serializing_if = "Option::is_none"
     )]
     #[schemars(with = "RunId")]

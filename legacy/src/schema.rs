@@ -13,6 +13,7 @@ use crate::clarification::restrict_clarifications;
 use crate::context::{EndUser, StepOutputValue, ToolCallRecord};
 use crate::detect::DocKind;
 use crate::document::RunContextSnapshot;
+use crate::id::restrict_run_ids;
 use crate::output::Output;
 use crate::plan::Plan;
 use crate::run::{RunR1, RunR2, RunR3, RunR4, RunR5, RunR6, RunW1};
@@ -37,6 +38,7 @@ pub fn schemas() -> Vec<(&'static str, Value)> {
     let run_context = {
         let (file, mut schema) = schema_for::<RunContextSnapshot>("run_context.schema.json");
         restrict_clarifications(&mut schema, Version::R6);
+        restrict_run_ids(&mut schema, Version::R6);
         (file, schema)
     };
     vec![
@@ -98,12 +100,13 @@ fn step_output_values() -> (&'static str, Value) {
     (file, schema::with_header(schema, SCHEMA_BASE_URL, file))
 }
 
-/// Generates the schema of the run struct `T` of `version`: its clarifications are held to that
-/// version's rules, as its reader holds them.
+/// Generates the schema of the run struct `T` of `version`: its run ids and clarifications are
+/// held to that version's rules, as its reader holds them.
 fn run_schema_for<T: JsonSchema>(version: Version) -> (&'static str, Value) {
     let file = schema_file(DocKind::Run, version);
     let (file, mut schema) = schema_for::<T>(file);
     restrict_clarifications(&mut schema, version);
+    restrict_run_ids(&mut schema, version);
     (file, schema)
 }
 

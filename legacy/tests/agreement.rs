@@ -18,9 +18,9 @@ use common::corpus::corpus_documents;
 use planrun_legacy::json::{from_tree, parse_value, to_sdk_json};
 use planrun_legacy::strategies::{self, PlanEra};
 use planrun_legacy::{
-    detect, schema_file, schemas, Category, ClarificationRules, Config, EndUser, Output, Plan,
-    RunContextSnapshot, RunR1, RunR2, RunR3, RunR4, RunR5, RunR6, RunW1, StepOutputValue,
-    ToolCallRecord, Version,
+    detect, run_prefixes, schema_file, schemas, Category, ClarificationRules, Config, EndUser,
+    Output, Plan, Prefix, RunContextSnapshot, RunR1, RunR2, RunR3, RunR4, RunR5, RunR6, RunW1,
+    StepOutputValue, ToolCallRecord, Version,
 };
 use planrun_v2::agreement::{mutants, Agreement};
 use proptest::prelude::*;
@@ -527,8 +527,25 @@ fn clarifications_follow_the_rules_of_their_version() {
                 );
             }
         }
+        // Pins the SDK's typed run ids (WorkflowUUID in W1, PlanRunUUID after), which check the
+        // prefix: "Prefix pr does not match expected prefix prun" at v0.1.12, v0.2.0 and v0.3.0.
+        // R0 and R1 share one struct, so each takes the other's prefix.
         let key = rules.run_ref.as_str();
         let pointer = format!("/outputs/clarifications/0/{key}");
+        for prefix in [Prefix::Wkfl, Prefix::Pr, Prefix::Prun] {
+            let other = json!(format!("{}-{UUID}", prefix.as_str()));
+            let reads = run_prefixes(version).contains(&prefix);
+            assert_eq!(
+                m.check(&set(&run, "/id", other.clone())),
+                reads,
+                "{version}: run id {other}"
+            );
+            assert_eq!(
+                m.check(&set(&run, &pointer, other.clone())),
+                reads,
+                "{version}: {key} {other}"
+            );
+        }
         let optional = version == R6;
         assert_eq!(rules.run_ref_optional, optional);
         assert_eq!(
@@ -640,12 +657,14 @@ fn lax_scalars_agree_at_their_boundaries() {
         format!("prun-{{{UUID}}}"),
         format!("prun-urn:uuid:{UUID}"),
         format!("prun-urn:uuid:{{{}}}", UUID.replace('-', "")),
-        format!("pr-{UUID}"),
-        format!("wkfl-{UUID}"),
     ] {
         m.accepted(&spelling, &id(json!(spelling)));
     }
+    // Another version's run prefix: the SDK's PlanRunUUID says "Prefix pr does not match
+    // expected prefix prun" (v0.9.0).
     for spelling in [
+        format!("pr-{UUID}"),
+        format!("wkfl-{UUID}"),
         format!("prun-{}", &UUID[1..]),
         format!("prun-{UUID}0"),
         format!("prun-{}", UUID.replacen('-', "", 1)),
