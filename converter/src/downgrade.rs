@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 
 use planrun_legacy::json::escape_pointer_token;
 use planrun_legacy::{
-    Clarification, LocalDataValue, Normalization, Output, Outputs, PlanId, RunId, RunR6,
+    Clarification, LocalDataValue, Normalization, Output, Outputs, PlanId, RunId, RunR6, Version,
     MAX_SAFE_INTEGER,
 };
 use planrun_v2::PlanRunV2;
@@ -351,8 +351,16 @@ fn legacy_clarification(
             obj.insert(key.clone(), value.clone());
         }
     }
-    serde_json::from_value(Value::Object(obj))
-        .map_err(|e| DowngradeError::Invalid(format!("/clarifications/{index}: {e}")))
+    let clarification: Clarification = serde_json::from_value(Value::Object(obj))
+        .map_err(|e| DowngradeError::Invalid(format!("/clarifications/{index}: {e}")))?;
+    if let Some((_, Some(run))) = &clarification.run_ref {
+        if !planrun_legacy::run_prefixes(Version::R6).contains(&run.0.prefix()) {
+            return Err(DowngradeError::Invalid(format!(
+                "/clarifications/{index}/plan_run_id: {run} is not a prun- id, which every SDK that writes R6 requires of a clarification's run"
+            )));
+        }
+    }
+    Ok(clarification)
 }
 
 #[cfg(test)]

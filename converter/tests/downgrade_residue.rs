@@ -119,3 +119,37 @@ fn a_step_index_beyond_the_legacy_range_is_refused() {
     v2.current_step_index = planrun_legacy::MAX_SAFE_INTEGER;
     assert!(downgrade(&v2, true).is_ok());
 }
+
+/// V2 keeps a clarification's run reference as the legacy file named it, unchecked; every SDK
+/// that writes R6 reads it as a PlanRunUUID, which refuses another prefix ("Prefix pr does not
+/// match expected prefix prun", v0.9.0). So a `pr-` reference is refused by the downgrade, not
+/// written into a run no SDK loads.
+#[test]
+fn a_clarification_naming_its_run_with_another_prefix_is_refused() {
+    let (config, _) = resolve_config(None).unwrap();
+    let store = common::index(&corpus("R4/disk_storage"));
+    let v2 = store
+        .runs
+        .iter()
+        .map(|(_, parsed)| common::check_law3(&store, parsed, &config).unwrap().run)
+        .find(|v2| !v2.clarifications.is_empty())
+        .expect("a corpus run with clarifications");
+    let mut tree = serde_json::to_value(v2).unwrap();
+    let clarifications = tree["clarifications"].as_array_mut().unwrap();
+    let id = clarifications[0]["plan_run_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let uuid = id.strip_prefix("prun-").unwrap();
+    clarifications[0]["plan_run_id"] = format!("pr-{uuid}").into();
+    let v2: PlanRunV2 = serde_json::from_value(tree).unwrap();
+    for result in [downgrade(&v2, true), downgrade_to_head(&v2, true)] {
+        let Err(DowngradeError::Invalid(why)) = result else {
+            panic!("downgraded: {result:?}");
+        };
+        assert!(
+            why.starts_with("/clarifications/0/plan_run_id: pr-"),
+            "{why}"
+        );
+    }
+}
