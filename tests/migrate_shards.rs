@@ -201,6 +201,29 @@ fn signal(pid: u32, signal: &str) {
     assert!(status.success(), "kill {signal} {pid}");
 }
 
+/// Stops process `pid` and waits until every one of its threads is stopped: `kill` returns once
+/// the signal is sent, and a thread on another core may still finish a journal write after.
+fn stop(pid: u32) {
+    signal(pid, "-STOP");
+    let tasks = PathBuf::from(format!("/proc/{pid}/task"));
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let all_stopped = std::fs::read_dir(&tasks).map_or(true, |entries| {
+            entries.flatten().all(|task| {
+                std::fs::read_to_string(task.path().join("stat")).map_or(true, |stat| {
+                    // The state follows the command name's closing parenthesis.
+                    stat.rsplit_once(") ")
+                        .is_some_and(|(_, rest)| rest.starts_with(['T', 't', 'Z', 'X']))
+                })
+            })
+        });
+        if all_stopped || Instant::now() > deadline {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+}
+
 /// The shards of one scenario, all on one DST. Dropping it kills whatever still runs.
 struct Scenario<'a> {
     fixture: &'a Fixture,
@@ -349,7 +372,7 @@ impl Scenario<'_> {
             return false;
         }
         let pid = child.id();
-        signal(pid, "-STOP");
+        stop(pid);
         let before = journal_text(&worker.journal);
         let has_work_left = settled(&before).len() < worker.runs.len();
         let alive = self.workers[i]
