@@ -123,7 +123,9 @@ fn head_note(pointer: &str) -> &'static str {
     }
 }
 
-/// Converts a V2 document back to an R6 run, a legacy plan and an end user.
+/// Converts a V2 document back to an R6 run, a legacy plan and an end user. The run is the R6
+/// the migration chain gives: a W1 `Argument` clarification keeps its category, which no SDK
+/// that writes R6 loads; [`downgrade_to_head`] makes the files a store holds.
 pub fn downgrade(v2: &PlanRunV2, allow_loss: bool) -> Result<Downgraded, DowngradeError> {
     let mut report = LossReport::default();
     let empty = IndexMap::new();

@@ -1,26 +1,44 @@
 //! Downgrade of any V2 run the strict reader and the schema accept. Laws: a downgrade that
 //! succeeds yields a run, a plan and an end user that the legacy reader takes exactly as written,
-//! the run as an R6 run; `downgrade_to_head`'s files are also files the SDK at HEAD loads and
-//! writes back unchanged; allowing loss never changes a downgrade that succeeded without it.
+//! the run as an R6 run (`downgrade`'s run may keep a W1 "Argument" clarification, as the
+//! migration chain's R6 does: it reads back as the chain's R6); `downgrade_to_head`'s files are
+//! also files the SDK at HEAD loads and writes back unchanged; allowing loss never changes a
+//! downgrade that succeeded without it.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use planrun_converter::downgrade::{downgrade, downgrade_to_head, DowngradeError, Downgraded};
 use planrun_fuzz::{assert_drops_recorded, assert_exact_legacy};
 use planrun_legacy::json::{from_tree, parse_value, to_sdk_json};
-use planrun_legacy::{head, LegacyDocument, Version};
+use planrun_legacy::{head, Category, LegacyDocument, RunR6, Version};
 use planrun_schemas::validate::validate;
 use planrun_v2::PlanRunV2;
 
 /// Checks the files of a successful downgrade; `at_head` also checks HEAD's verdict.
 fn check_files(down: &Downgraded, at_head: bool) {
-    let run = assert_exact_legacy(to_sdk_json(&down.run).as_bytes(), "downgraded run");
-    assert!(
-        matches!(run.document, LegacyDocument::Run(_))
-            && run.detection.versions.contains(Version::R6),
-        "the downgraded run is not read as an R6 run: {}",
-        run.detection
-    );
+    let text = to_sdk_json(&down.run);
+    let carried = down
+        .run
+        .outputs
+        .clarifications
+        .iter()
+        .any(|c| c.category == Category::Argument);
+    let run = if carried {
+        assert!(!at_head, "HEAD's form kept an Argument clarification");
+        let tree = parse_value(text.as_bytes()).expect("JSON");
+        let back = RunR6::from_chain_tree(tree, Version::W1).expect("the chain's R6 reads back");
+        assert_eq!(back, down.run, "the chain's R6 re-read to another run");
+        None
+    } else {
+        let run = assert_exact_legacy(text.as_bytes(), "downgraded run");
+        assert!(
+            matches!(run.document, LegacyDocument::Run(_))
+                && run.detection.versions.contains(Version::R6),
+            "the downgraded run is not read as an R6 run: {}",
+            run.detection
+        );
+        Some(run)
+    };
     let plan = assert_exact_legacy(to_sdk_json(&down.plan).as_bytes(), "downgraded plan");
     assert!(
         matches!(plan.document, LegacyDocument::Plan(_)),
@@ -37,8 +55,8 @@ fn check_files(down: &Downgraded, at_head: bool) {
         user.detection
     );
     assert_drops_recorded(&down.report.entries, "downgrade");
-    if at_head {
-        for (what, parsed) in [("run", &run), ("plan", &plan), ("end user", &user)] {
+    if let (true, Some(run)) = (at_head, &run) {
+        for (what, parsed) in [("run", run), ("plan", &plan), ("end user", &user)] {
             let verdict = head::check(parsed, false);
             assert!(
                 verdict.fails.is_empty(),
