@@ -7,9 +7,10 @@ use std::fmt;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use crate::clarification::{Category, ClarificationRules};
+use crate::clarification::{Category, ClarificationRules, RunRefKey};
 use crate::error::{ErrorKind, ParseError};
 use crate::json::{escape_pointer_token, located};
+use crate::plan::{first_repeated, validator_key};
 use crate::version::{Version, VersionSet};
 use Version::*;
 
@@ -463,22 +464,17 @@ fn clarification_facts(facts: &mut Facts, pointer: &str, clar: &Map<String, Valu
             "clarification plan_run_id",
         );
     }
-    let run_ref = clar.get("workflow_id").or_else(|| clar.get("plan_run_id"));
+    let run_ref = [RunRefKey::WorkflowId, RunRefKey::PlanRunId]
+        .into_iter()
+        .find_map(|key| clar.get(key.as_str()).map(|id| (key, id)));
     match run_ref {
         None => facts.hard(
             pointer.to_owned(),
             "clarification without its run reference (v0.7.0+)",
             ClarificationRules::run_ref_optional_in(),
         ),
-        Some(Value::Null) => facts.hard(
-            child(
-                pointer,
-                if clar.contains_key("workflow_id") {
-                    "workflow_id"
-                } else {
-                    "plan_run_id"
-                },
-            ),
+        Some((key, Value::Null)) => facts.hard(
+            child(pointer, key.as_str()),
             "clarification with a null run reference (v0.7.0+)",
             ClarificationRules::run_ref_optional_in(),
         ),
@@ -624,16 +620,12 @@ fn plan_validator_facts(
     steps: &[&Map<String, Value>],
 ) -> Result<(), ParseError> {
     let conditioned = steps.iter().any(|s| s.contains_key("condition"));
-    let mut seen = std::collections::HashSet::new();
-    for (i, step) in steps.iter().enumerate() {
-        let Some(output) = step.get("output").and_then(Value::as_str) else {
-            continue;
-        };
-        let condition = step.get("condition").and_then(Value::as_str).unwrap_or("");
-        let key = format!("{output}{condition}");
-        if seen.insert(key.clone()) {
-            continue;
-        }
+    let keys = steps.iter().map(|step| {
+        let condition = step.get("condition").and_then(Value::as_str);
+        let output = step.get("output").and_then(Value::as_str);
+        output.map(|output| validator_key(output, condition))
+    });
+    if let Some((i, key)) = first_repeated(keys) {
         let pointer = format!("/steps/{i}/output");
         if conditioned {
             return Err(located(
@@ -648,27 +640,17 @@ fn plan_validator_facts(
             format!("a repeated output {key:?} (refused by the Plan validator from 0.1.6)"),
             all(W1, R1),
         );
-        break;
     }
     for key in ["inputs", "plan_inputs"] {
-        let mut names = std::collections::HashSet::new();
-        for (i, input) in obj
-            .get(key)
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .enumerate()
-        {
-            if let Some(name) = input.get("name").and_then(Value::as_str) {
-                if !names.insert(name) {
-                    return Err(located(
-                        facts.src,
-                        format!("/{key}/{i}/name"),
-                        ErrorKind::Data,
-                        format!("the plan input name {name:?} is repeated; the SDK's Plan validator refuses that in every version with plan inputs (v0.3.2 on)"),
-                    ));
-                }
-            }
+        let inputs = obj.get(key).and_then(Value::as_array).into_iter().flatten();
+        let names = inputs.map(|input| input.get("name").and_then(Value::as_str));
+        if let Some((i, name)) = first_repeated(names) {
+            return Err(located(
+                facts.src,
+                format!("/{key}/{i}/name"),
+                ErrorKind::Data,
+                format!("the plan input name {name:?} is repeated; the SDK's Plan validator refuses that in every version with plan inputs (v0.3.2 on)"),
+            ));
         }
     }
     Ok(())

@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use crate::clarification::{Category, Clarification, RunRefKey};
 use crate::document::normalizations;
-use crate::plan::{Plan, PlanInput};
+use crate::plan::{first_repeated, validator_key, Plan, PlanInput};
 use crate::run::RunR6;
 use crate::{LegacyDocument, LegacyRun, Normalization, Output, Parsed, StepKey};
 
@@ -115,33 +115,23 @@ fn at_head<T: serde::Serialize>(before: &T, document: T) -> AtHead<T> {
 /// the plan; empty when they accept it.
 pub fn plan_validator_fails(plan: &Plan) -> Vec<String> {
     let mut fails = Vec::new();
-    let keys: Vec<String> = plan
-        .steps
-        .iter()
-        .map(|s| {
-            format!(
-                "{}{}",
-                s.output,
-                s.condition.clone().flatten().unwrap_or_default()
-            )
-        })
-        .collect();
-    if let Some(i) = (1..keys.len()).find(|&i| keys[..i].contains(&keys[i])) {
+    let keys = plan.steps.iter().map(|s| {
+        let condition = s.condition.as_ref().and_then(Option::as_deref);
+        Some(validator_key(&s.output, condition))
+    });
+    if let Some((i, key)) = first_repeated(keys) {
         fails.push(format!(
-            "/steps/{i}: HEAD's Plan validator refuses a repeated output + condition ({:?})",
-            keys[i]
+            "/steps/{i}: HEAD's Plan validator refuses a repeated output + condition ({key:?})"
         ));
     }
-    let names: Vec<&str> = plan
+    let names = plan
         .plan_inputs
         .iter()
         .flatten()
-        .map(|input| input.name.as_str())
-        .collect();
-    if let Some(i) = (1..names.len()).find(|&i| names[..i].contains(&names[i])) {
+        .map(|input| Some(input.name.as_str()));
+    if let Some((i, name)) = first_repeated(names) {
         fails.push(format!(
-            "/plan_inputs/{i}: HEAD's Plan validator refuses a repeated input name ({:?})",
-            names[i]
+            "/plan_inputs/{i}: HEAD's Plan validator refuses a repeated input name ({name:?})"
         ));
     }
     fails

@@ -219,3 +219,21 @@ impl JsonSchema for Step {
         })
     }
 }
+
+/// The key the SDK's `Plan` validator keeps unique across a plan's steps (from 0.1.8; the
+/// output alone from 0.1.6): `output + (condition or "")`.
+pub(crate) fn validator_key(output: &str, condition: Option<&str>) -> String {
+    format!("{output}{}", condition.unwrap_or_default())
+}
+
+/// The position and value of the first item equal to an earlier one, as the `Plan` validators
+/// find a repeat; `None` items take part in neither side.
+pub(crate) fn first_repeated<T: Eq + std::hash::Hash + Clone>(
+    items: impl IntoIterator<Item = Option<T>>,
+) -> Option<(usize, T)> {
+    let mut seen = std::collections::HashSet::new();
+    items.into_iter().enumerate().find_map(|(i, item)| {
+        item.filter(|item| !seen.insert(item.clone()))
+            .map(|item| (i, item))
+    })
+}
