@@ -8,6 +8,7 @@
 
 mod common {
     pub(crate) mod corpus;
+    pub(crate) mod props;
 }
 
 use std::panic::AssertUnwindSafe;
@@ -15,6 +16,7 @@ use std::path::Path;
 use std::sync::OnceLock;
 
 use common::corpus::corpus_documents;
+use common::props::config as proptest_config;
 use planrun_legacy::json::{from_tree, parse_value, to_sdk_json};
 use planrun_legacy::strategies::{self, PlanEra};
 use planrun_legacy::{
@@ -918,18 +920,6 @@ fn invalid_configs_and_snapshots_are_rejected_by_both() {
 // ---------------------------------------------------------------------------------------------
 // Generated documents
 // ---------------------------------------------------------------------------------------------
-
-/// 64 cases per property by default; `PROPTEST_CASES=10000` searches harder.
-fn proptest_config() -> ProptestConfig {
-    let cases = std::env::var("PROPTEST_CASES")
-        .ok()
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(64);
-    ProptestConfig {
-        cases,
-        ..ProptestConfig::default()
-    }
-}
 
 /// The document as the toolkit writes it, read back as a tree (numbers keep their text).
 fn tree<T: Serialize>(typed: &T) -> Value {

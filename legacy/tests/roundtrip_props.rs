@@ -8,6 +8,11 @@
 //! agreement tests; what they write, per version, is described there. The last two tests check
 //! that they cover what they claim.
 
+mod common {
+    pub(crate) mod props;
+}
+
+use common::props::config;
 use planrun_legacy::json::to_sdk_json;
 use planrun_legacy::strategies::{
     categories, end_user, local, memory, plan, run, run_id, tool_call, PlanEra, STEP_EXTRA_KEYS,
@@ -22,18 +27,6 @@ use proptest::test_runner::{TestCaseError, TestRunner};
 use serde::Serialize;
 use serde_json::Value;
 use Version::*;
-
-/// 64 cases per property by default; `PROPTEST_CASES=10000` searches harder.
-fn config() -> ProptestConfig {
-    let cases = std::env::var("PROPTEST_CASES")
-        .ok()
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(64);
-    ProptestConfig {
-        cases,
-        ..ProptestConfig::default()
-    }
-}
 
 // ---------------------------------------------------------------------------------------------
 // The law
