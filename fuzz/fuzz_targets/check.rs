@@ -1,5 +1,6 @@
-//! `planrun check --sdk HEAD` on any bytes: the verdict of the SDK at HEAD on a store file. Laws:
-//! it never panics; a failure or change names where (a pointer or a reason); and the form that
+//! `planrun check --sdk VERSION` on any bytes: the verdict of the SDK of each version on a store
+//! file. Laws: it never panics; a failure names its reason, a file never read says why, and a
+//! file that fails or is not read has no changes; and at HEAD the form that
 //! `--to r6` writes for a run or a plan is one HEAD loads and saves back unchanged, so `check` and
 //! the HEAD-store writer agree (a plan HEAD's validators refuse, which `--to r6` leaves behind,
 //! has no such form).
@@ -9,20 +10,33 @@
 use libfuzzer_sys::fuzz_target;
 use planrun_fuzz::assert_exact_legacy;
 use planrun_legacy::json::to_sdk_json;
-use planrun_legacy::{head, LegacyDocument, LegacyRun, StepKey};
+use planrun_legacy::{head, sdk, LegacyDocument, LegacyRun, StepKey, Version};
 
 fuzz_target!(|data: &[u8]| {
     let Some((&place, doc)) = data.split_first() else {
         return;
     };
+    for version in Version::ALL {
+        let verdict = sdk::check(doc, place % 2 == 1, version);
+        assert!(
+            verdict.fails.iter().all(|f| !f.is_empty()),
+            "a failure without a reason at {version}"
+        );
+        assert!(
+            verdict
+                .unread
+                .as_ref()
+                .is_none_or(|why| !why.is_empty() && verdict.fails.is_empty()),
+            "{version}: {verdict:?}"
+        );
+        assert!(
+            verdict.changes.is_empty() || (verdict.fails.is_empty() && verdict.unread.is_none()),
+            "{version}: changes to a file it does not load: {verdict:?}"
+        );
+    }
     let Ok(parsed) = planrun_legacy::parse(doc) else {
         return;
     };
-    let verdict = head::check(&parsed, place % 2 == 1);
-    assert!(
-        verdict.fails.iter().all(|f| !f.is_empty()),
-        "a failure without a reason"
-    );
     let written = match &parsed.document {
         LegacyDocument::Run(LegacyRun::R6(run)) if parsed.step_key == StepKey::Index => {
             to_sdk_json(&head::run(run).document)
@@ -33,7 +47,7 @@ fuzz_target!(|data: &[u8]| {
         _ => return,
     };
     let again = assert_exact_legacy(written.as_bytes(), "HEAD's form");
-    let at_head = head::check(&again, false);
+    let at_head = sdk::check(written.as_bytes(), false, Version::HEAD);
     assert!(
         at_head.changes.is_empty(),
         "HEAD's form is rewritten at HEAD: {:?}",

@@ -10,7 +10,7 @@ use libfuzzer_sys::fuzz_target;
 use planrun_converter::downgrade::{downgrade, downgrade_to_head, DowngradeError, Downgraded};
 use planrun_fuzz::{assert_drops_recorded, assert_exact_legacy};
 use planrun_legacy::json::{from_tree, parse_value, to_sdk_json};
-use planrun_legacy::{head, Category, LegacyDocument, RunR6, Version};
+use planrun_legacy::{sdk, Category, LegacyDocument, RunR6, Version};
 use planrun_schemas::validate::validate;
 use planrun_v2::PlanRunV2;
 
@@ -55,9 +55,14 @@ fn check_files(down: &Downgraded, at_head: bool) {
         user.detection
     );
     assert_drops_recorded(&down.report.entries, "downgrade");
-    if let (true, Some(run)) = (at_head, &run) {
-        for (what, parsed) in [("run", run), ("plan", &plan), ("end user", &user)] {
-            let verdict = head::check(parsed, false);
+    if let (true, Some(_)) = (at_head, &run) {
+        let files = [
+            ("run", text),
+            ("plan", to_sdk_json(&down.plan)),
+            ("end user", to_sdk_json(&down.end_user)),
+        ];
+        for (what, bytes) in files {
+            let verdict = sdk::check(bytes.as_bytes(), false, Version::HEAD);
             assert!(
                 verdict.fails.is_empty(),
                 "HEAD fails to load the {what}: {:?}",

@@ -13,7 +13,7 @@ use planrun_fuzz::{
     assert_drops_recorded, assert_exact_legacy, assert_same_text, config, read_v2, split, v2_text,
     MemStore,
 };
-use planrun_legacy::{head, LegacyDocument};
+use planrun_legacy::{sdk, LegacyDocument, Version};
 use planrun_store::migrate::head::{check_document, outputs};
 use planrun_store::References;
 
@@ -28,8 +28,8 @@ fuzz_target!(|data: &[u8]| {
     };
     assert_drops_recorded(&files.report.entries, "the HEAD store");
     check_document(&files.run, &out.id).unwrap_or_else(|e| panic!("the HEAD run: {e}"));
-    let run = assert_exact_legacy(&files.run, "the HEAD run");
-    let verdict = head::check(&run, false);
+    assert_exact_legacy(&files.run, "the HEAD run");
+    let verdict = sdk::check(&files.run, false, Version::HEAD);
     assert!(
         verdict.fails.is_empty() && verdict.changes.is_empty(),
         "HEAD and the run: {verdict:?}"
@@ -49,7 +49,7 @@ fuzz_target!(|data: &[u8]| {
             continue;
         }
         let parsed = assert_exact_legacy(bytes, name);
-        let verdict = head::check(&parsed, false);
+        let verdict = sdk::check(bytes, false, Version::HEAD);
         assert!(
             verdict.changes.is_empty(),
             "{name}: HEAD rewrites it: {:?}",

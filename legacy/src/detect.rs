@@ -223,6 +223,19 @@ fn child(pointer: &str, key: &str) -> String {
 
 /// Says what the document is and which versions could have written it.
 pub(crate) fn detect_tree(src: &[u8], tree: &Value) -> Result<Detection, ParseError> {
+    let (kind, facts) = collect_facts(src, tree)?;
+    facts.conclude(kind)
+}
+
+/// What the document is and every fact found in it, before the facts are weighed against each
+/// other: a document whose facts contradict each other (written by no one version) is still
+/// judged fact by fact against one SDK version.
+pub(crate) fn facts_of(src: &[u8], tree: &Value) -> Result<(DocKind, Vec<Evidence>), ParseError> {
+    let (kind, facts) = collect_facts(src, tree)?;
+    Ok((kind, facts.hard.into_iter().chain(facts.soft).collect()))
+}
+
+fn collect_facts<'a>(src: &'a [u8], tree: &Value) -> Result<(DocKind, Facts<'a>), ParseError> {
     let mut facts = Facts {
         src,
         hard: Vec::new(),
@@ -236,7 +249,7 @@ pub(crate) fn detect_tree(src: &[u8], tree: &Value) -> Result<Detection, ParseEr
                 "a list of RunContext.step_output_values (v0.8.0+)",
                 since(HEAD),
             );
-            return facts.conclude(DocKind::StepOutputValues);
+            return Ok((DocKind::StepOutputValues, facts));
         }
         other => return Err(unrecognised(src, other)),
     };
@@ -287,7 +300,7 @@ pub(crate) fn detect_tree(src: &[u8], tree: &Value) -> Result<Detection, ParseEr
     } else {
         return Err(unrecognised(src, tree));
     };
-    facts.conclude(kind)
+    Ok((kind, facts))
 }
 
 fn is_step_output_value(value: &Value) -> bool {

@@ -142,7 +142,7 @@ impl Parsed {
 pub fn parse(src: &[u8]) -> Result<Parsed, ParseError> {
     let input = parse_value(src)?;
     let detection = detect_tree(src, &input)?;
-    let (document, step_key) = read_document(src, &input, &detection)?;
+    let (document, step_key) = read_document(src, &input, detection.kind, detection.version())?;
     let mut parsed = Parsed {
         document,
         detection,
@@ -165,13 +165,15 @@ pub fn detect(src: &[u8]) -> Result<Detection, ParseError> {
     detect_tree(src, &parse_value(src)?)
 }
 
-fn read_document(
+/// Reads a document of `kind`; a run as `version`.
+pub(crate) fn read_document(
     src: &[u8],
     input: &Value,
-    detection: &Detection,
+    kind: DocKind,
+    version: Version,
 ) -> Result<(LegacyDocument, StepKey), ParseError> {
-    let document = match detection.kind {
-        DocKind::Run => return read_run(src, input, detection.version()),
+    let document = match kind {
+        DocKind::Run => return read_run(src, input, version),
         DocKind::Plan => LegacyDocument::Plan(from_tree(src, input)?),
         DocKind::EndUser => LegacyDocument::EndUser(from_tree(src, input)?),
         DocKind::Output => LegacyDocument::Output(from_tree::<Output>(src, input)?),
@@ -204,7 +206,19 @@ fn read_run(
     } else {
         (std::borrow::Cow::Borrowed(input), StepKey::Index)
     };
-    let tree = tree.as_ref();
+    Ok((
+        LegacyDocument::Run(read_run_as(src, tree.as_ref(), version)?),
+        step_key,
+    ))
+}
+
+/// Reads a run as `version` by that version's reader, whatever version wrote it; `tree` names
+/// its step `current_step_index`.
+pub(crate) fn read_run_as(
+    src: &[u8],
+    tree: &Value,
+    version: Version,
+) -> Result<LegacyRun, ParseError> {
     let mut run = match version {
         Version::W1 => LegacyRun::W1(from_tree::<RunW1>(src, tree)?),
         Version::R0 => LegacyRun::R0(from_tree::<RunR1>(src, tree)?),
@@ -216,7 +230,7 @@ fn read_run(
         Version::R6 => LegacyRun::R6(from_tree::<RunR6>(src, tree)?),
     };
     settle_run_ids(&mut run);
-    Ok((LegacyDocument::Run(run), step_key))
+    Ok(run)
 }
 
 /// Ids given as `{"uuid": …}` objects carry no prefix; they take the run version's prefix, as the

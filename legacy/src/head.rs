@@ -12,7 +12,7 @@ use crate::clarification::{Category, Clarification, RunRefKey};
 use crate::document::normalizations;
 use crate::plan::{first_repeated, validator_key, Plan, PlanInput};
 use crate::run::RunR6;
-use crate::{LegacyDocument, LegacyRun, Normalization, Output, Parsed, StepKey};
+use crate::Normalization;
 
 /// A document in HEAD's form, with what bringing it there changed (pointers into the document).
 #[derive(Debug, Clone, PartialEq)]
@@ -135,104 +135,4 @@ pub fn plan_validator_fails(plan: &Plan) -> Vec<String> {
         ));
     }
     fails
-}
-
-/// What the SDK at HEAD would do with a file of a store: fail to load it, or load it and write
-/// it back changed on its next save.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct Verdict {
-    /// Why HEAD fails to load the file; empty when it loads.
-    pub fails: Vec<String>,
-    /// What HEAD changes when it saves the file back (pointers into the file): lenient
-    /// spellings written canonically, defaults filled in, ignored keys left out.
-    pub changes: Vec<Normalization>,
-}
-
-/// The keys of a run at HEAD; its model forbids every other.
-const RUN_KEYS: [&str; 7] = [
-    "id",
-    "plan_id",
-    "current_step_index",
-    "state",
-    "end_user_id",
-    "outputs",
-    "plan_run_inputs",
-];
-
-/// Judges a parsed store file as the SDK at HEAD would load it: a run with its `PlanRun` model
-/// (which forbids unknown keys, so any older version fails), a plan with its `Plan` model and
-/// validators, an end user, and an agent-memory file (which `DiskFileStorage` reads as a
-/// `LocalDataValue`). `in_run_dir` says the file is `<run id>/<output name>.json`.
-pub fn check(parsed: &Parsed, in_run_dir: bool) -> Verdict {
-    let mut verdict = Verdict {
-        changes: parsed.normalizations.clone(),
-        ..Verdict::default()
-    };
-    verdict
-        .changes
-        .retain(|c| !matches!(c, Normalization::Reformatted));
-    match &parsed.document {
-        LegacyDocument::Run(LegacyRun::R6(run)) if parsed.step_key == StepKey::Index => {
-            // The reader refuses an R6 run with a W1 "Argument" clarification (no SDK that
-            // writes R6 loads one), so only HEAD's defaults and dropped keys are left to find.
-            verdict.changes.extend(self::run(run).changes);
-        }
-        LegacyDocument::Run(run) => {
-            let tree = serde_json::to_value(&parsed.document).expect("legacy documents are JSON");
-            let keys: Vec<&str> = tree
-                .as_object()
-                .map(|o| o.keys().map(String::as_str).collect())
-                .unwrap_or_default();
-            let forbidden: Vec<&str> = keys
-                .iter()
-                .copied()
-                .filter(|k| !RUN_KEYS.contains(k))
-                .collect();
-            let versions = parsed.detection.versions;
-            let releases = versions.releases();
-            let mut clauses = Vec::new();
-            if parsed.step_key == StepKey::Id {
-                clauses.push(
-                    "forbids current_step_id (it names the step current_step_index)".to_owned(),
-                );
-            }
-            if !forbidden.is_empty() {
-                clauses.push(format!("forbids {}", forbidden.join(", ")));
-            }
-            if !keys.contains(&"end_user_id") {
-                clauses.push("requires end_user_id".to_owned());
-            }
-            let mut why = format!(
-                "written as {versions} (SDK {releases}): HEAD's PlanRun {}",
-                clauses.join(" and ")
-            );
-            if run.version().run_prefix() != crate::Prefix::Prun {
-                why.push_str(&format!(
-                    "; its id prefix {}- is not prun-, so get_plan_runs() does not even list it",
-                    run.version().run_prefix().as_str()
-                ));
-            }
-            verdict.fails.push(why);
-            verdict.changes.clear();
-        }
-        LegacyDocument::Plan(plan) => {
-            if plan.inputs.is_some() {
-                verdict.fails.push(
-                    "/inputs: HEAD's Plan forbids this key (v0.3.2's plan inputs, named plan_inputs from v0.3.4)"
-                        .to_owned(),
-                );
-            }
-            verdict.fails.extend(plan_validator_fails(plan));
-            let at = self::plan(plan);
-            verdict.changes.extend(at.changes.into_iter().filter(
-                |c| !matches!(c, Normalization::Coerced { pointer, .. } if pointer == "/inputs"),
-            ));
-        }
-        LegacyDocument::Output(Output::AgentMemory(_)) if in_run_dir => verdict.fails.push(
-            "an agent-memory file must hold the value (a LocalDataValue), not another reference"
-                .to_owned(),
-        ),
-        _ => {}
-    }
-    verdict
 }

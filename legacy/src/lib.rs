@@ -27,6 +27,7 @@ mod plan;
 mod run;
 mod scalar;
 mod schema;
+pub mod sdk;
 mod version;
 
 #[cfg(feature = "testkit")]

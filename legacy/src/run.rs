@@ -340,4 +340,17 @@ impl LegacyRun {
             LegacyRun::R6(r) => r.plan_id,
         }
     }
+
+    /// The run's clarifications.
+    pub fn clarifications(&self) -> &[Clarification] {
+        match self {
+            LegacyRun::W1(r) => &r.outputs.clarifications,
+            LegacyRun::R0(r) | LegacyRun::R1(r) => &r.outputs.clarifications,
+            LegacyRun::R2(r) => &r.outputs.clarifications,
+            LegacyRun::R3(r) => &r.outputs.clarifications,
+            LegacyRun::R4(r) => &r.outputs.clarifications,
+            LegacyRun::R5(r) => &r.outputs.clarifications,
+            LegacyRun::R6(r) => &r.outputs.clarifications,
+        }
+    }
 }

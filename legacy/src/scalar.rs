@@ -145,7 +145,7 @@ fn int_from_text(text: &str) -> Option<i64> {
     Some(if negative { -value } else { value })
 }
 
-fn bool_from_value(value: &Value) -> Result<bool, String> {
+pub(crate) fn bool_from_value(value: &Value) -> Result<bool, String> {
     match value {
         Value::Bool(b) => Ok(*b),
         Value::Number(n) => match whole_value(&n.to_string()) {

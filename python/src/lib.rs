@@ -471,25 +471,21 @@ fn safe_file_name(name: &str, what: &str) -> Result<(), Rejection> {
     }
 }
 
-/// What the SDK at HEAD would do with each file of a store (`planrun check PATH`): which files
-/// it fails to load, and what it would silently change when it saves them back.
+/// What the SDK of one version would do with each file of a store (`planrun check PATH --sdk
+/// SDK`): which files it fails to load, which it never reads, and what it would silently change
+/// when it saves them back.
 ///
 /// `path` is a file or a store directory (every JSON file below it, sorted; `.planrun/` is
 /// skipped, symlinks are not followed). Returns one dict per file, as `planrun --format json
 /// check` prints them: `{"path", "loads", "fails": [why, ...], "changes_on_save": [{"kind",
-/// "pointer", ...}, ...]}`. `sdk` must be `"HEAD"`: the rules of older releases are not written
-/// down yet (`ValueError`).
+/// "pointer", ...}, ...]}`; a file that SDK never reads has `"loads": None` and `"unread": why`.
+/// `sdk` is `"HEAD"` or a wire version name (`"R3"`); any other is a `ValueError`.
 #[pyfunction]
 #[pyo3(signature = (path, sdk="HEAD"))]
 fn check<'py>(py: Python<'py>, path: PathBuf, sdk: &str) -> PyResult<Bound<'py, PyAny>> {
-    if !sdk.eq_ignore_ascii_case("head") {
-        return Err(PyValueError::new_err(format!(
-            "sdk={sdk:?}: only HEAD (v0.9.0) is checked today; the rules of older releases are \
-             not written down yet"
-        )));
-    }
+    let sdk = planrun_legacy::sdk::parse_sdk(sdk).map_err(PyValueError::new_err)?;
     let lines = py.detach(|| {
-        planrun_store::check::check_paths(std::slice::from_ref(&path)).map(|checked| {
+        planrun_store::check::check_paths(std::slice::from_ref(&path), sdk).map(|checked| {
             checked
                 .iter()
                 .map(planrun_store::check::Checked::to_json)

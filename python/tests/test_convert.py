@@ -274,6 +274,10 @@ def test_check_reports_what_planrun_check_reports(corpus, planrun, tmp_path):
         assert pm.check(path) == expected, path
         assert pm.check(str(path), sdk="head") == expected
     assert any(not line["loads"] for line in pm.check(corpus / "W1" / "disk_storage"))
+    result = cli(planrun, "--format", "json", "check", "--sdk", "R3", EXAMPLE_STORE)
+    older = [json.loads(line) for line in result.stdout.decode().splitlines()]
+    assert pm.check(EXAMPLE_STORE, sdk="v0.2.0") == older
+    assert any(line["loads"] is None and "end-user" in line["unread"] for line in older)
     with pytest.raises(ValueError, match="HEAD"):
         pm.check(EXAMPLE_STORE, sdk="0.4.0")
     with pytest.raises(FileNotFoundError):

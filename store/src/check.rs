@@ -1,39 +1,45 @@
-//! `planrun check`: every file of a store judged as the SDK at HEAD would load it
-//! ([`planrun_legacy::head::check`]), and the one JSON form of each verdict.
+//! `planrun check`: every file of a store judged as the SDK of one version would load it
+//! ([`planrun_legacy::sdk::check`]), and the one JSON form of each verdict.
 
 use std::io;
 use std::path::{Path, PathBuf};
 
-use planrun_legacy::head::Verdict;
-use planrun_legacy::Normalization;
+use planrun_legacy::sdk::Verdict;
+use planrun_legacy::{Normalization, Version};
 use serde_json::{json, Value};
 
 use crate::migrate::CONTROL_DIR;
 
-/// One file and what HEAD would do with it.
+/// One file and what the SDK would do with it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Checked {
     /// The file.
     pub path: PathBuf,
-    /// HEAD's verdict.
+    /// The SDK's verdict.
     pub verdict: Verdict,
 }
 
 impl Checked {
     /// `{"path", "loads", "fails", "changes_on_save"}`: one line of `planrun --format json check`.
+    /// A file that SDK never reads has `"loads": null` and says why under `"unread"`.
     pub fn to_json(&self) -> Value {
-        json!({
+        let mut line = json!({
             "path": self.path,
             "loads": self.verdict.fails.is_empty(),
             "fails": self.verdict.fails,
             "changes_on_save": self.verdict.changes.iter().map(change_json).collect::<Vec<_>>(),
-        })
+        });
+        if let Some(why) = &self.verdict.unread {
+            line["loads"] = Value::Null;
+            line["unread"] = why.as_str().into();
+        }
+        line
     }
 }
 
 /// Every JSON file under each of `paths` (each one itself if it is a file), sorted, without
-/// `.planrun/`, judged as the SDK at HEAD would load it. An I/O error names its path.
-pub fn check_paths(paths: &[PathBuf]) -> Result<Vec<Checked>, (io::Error, PathBuf)> {
+/// `.planrun/`, judged as the SDK of `sdk` would load it. An I/O error names its path.
+pub fn check_paths(paths: &[PathBuf], sdk: Version) -> Result<Vec<Checked>, (io::Error, PathBuf)> {
     let mut files = Vec::new();
     for path in paths {
         json_files(path, &mut files).map_err(|e| (e, path.clone()))?;
@@ -43,16 +49,7 @@ pub fn check_paths(paths: &[PathBuf]) -> Result<Vec<Checked>, (io::Error, PathBu
         .into_iter()
         .map(|path| {
             let bytes = std::fs::read(&path).map_err(|e| (e, path.clone()))?;
-            let verdict = match planrun_legacy::parse(&bytes) {
-                Ok(parsed) => planrun_legacy::head::check(&parsed, in_run_dir(&path)),
-                Err(err) => Verdict {
-                    fails: vec![format!(
-                        "not a document the SDK reads: {}",
-                        err.in_file(&path)
-                    )],
-                    changes: Vec::new(),
-                },
-            };
+            let verdict = planrun_legacy::sdk::check(&bytes, in_run_dir(&path), sdk);
             Ok(Checked { path, verdict })
         })
         .collect()
