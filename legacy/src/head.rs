@@ -12,7 +12,8 @@ use crate::clarification::{Category, Clarification, RunRefKey};
 use crate::document::normalizations;
 use crate::plan::{first_repeated, validator_key, Plan, PlanInput};
 use crate::run::RunR6;
-use crate::Normalization;
+use crate::sdk::clarification_as_saved;
+use crate::{Normalization, Version};
 
 /// A document in HEAD's form, with what bringing it there changed (pointers into the document).
 #[derive(Debug, Clone, PartialEq)]
@@ -72,8 +73,10 @@ pub fn plan(plan: &Plan) -> AtHead<Plan> {
 /// * a W1 `Argument` clarification (a category HEAD's enum lacks, so the whole run fails to load)
 ///   becomes an `Input` one with the base class's keys, which HEAD loads as its base
 ///   `Clarification`;
-/// * an absent `source` is written `null`, and an action's absent `require_confirmation` `false`;
-/// * keys HEAD's clarification classes ignore are left out.
+/// * each is written as the class of HEAD's clarification union that loads it (which its keys
+///   decide, not its category), with that class's keys and defaults (an action's absent
+///   `require_confirmation` `false`), and `source` and an absent run reference `null`; keys
+///   that class does not have are left out.
 pub fn run(run: &RunR6) -> AtHead<RunR6> {
     let mut head = run.clone();
     for clarification in &mut head.outputs.clarifications {
@@ -90,15 +93,9 @@ fn to_head(clarification: &mut Clarification) {
     if let Some((key, _)) = &mut clarification.run_ref {
         *key = RunRefKey::PlanRunId;
     }
-    clarification.source.get_or_insert(None);
-    if clarification.category == Category::Action
-        && !clarification.fields.contains_key("require_confirmation")
-    {
-        clarification
-            .fields
-            .insert("require_confirmation".to_owned(), Value::Bool(false));
-    }
-    clarification.extra.clear();
+    // With a category HEAD has, some class of its union (the base one at least) loads it.
+    *clarification = clarification_as_saved(clarification, Version::HEAD)
+        .expect("HEAD's base Clarification loads any clarification of a HEAD category");
 }
 
 fn at_head<T: serde::Serialize>(before: &T, document: T) -> AtHead<T> {

@@ -16,7 +16,7 @@ use std::sync::OnceLock;
 
 use serde_json::Value;
 
-use crate::clarification::{Category, ClarificationRules};
+use crate::clarification::{Category, Clarification, ClarificationRules};
 use crate::detect::facts_of;
 use crate::detect::DocKind;
 use crate::document::{normalizations, read_document, read_run_as};
@@ -884,6 +884,25 @@ fn load_as_class(obj: &mut serde_json::Map<String, Value>, sdk: Version) -> Resu
         }
     }
     Ok(())
+}
+
+/// A clarification as the SDK of `sdk` saves one it loaded: as the class of its union that loads
+/// it, with its defaults (at HEAD, `source` and an absent run reference written `null`). The
+/// form of a clarification in a HEAD store; `None` when no class of the union loads it.
+pub(crate) fn clarification_as_saved(
+    clarification: &Clarification,
+    sdk: Version,
+) -> Option<Clarification> {
+    let Ok(Value::Object(mut obj)) = serde_json::to_value(clarification) else {
+        return None;
+    };
+    load_as_class(&mut obj, sdk).ok()?;
+    if sdk == R6 {
+        for key in ["plan_run_id", "source"] {
+            obj.entry(key).or_insert(Value::Null);
+        }
+    }
+    serde_json::from_value(Value::Object(obj)).ok()
 }
 
 /// Whether the `ClarificationCategory` of the release `sdk` is judged as has `category`: the

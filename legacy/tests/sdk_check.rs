@@ -3,8 +3,8 @@
 //!   has no W1 "Argument" category, which 0.1.2-alpha still wrote);
 //! * the save it predicts is a fixed point: the file with those changes made loads and saves
 //!   back unchanged, as a file the SDK saved does;
-//! * at HEAD it predicts exactly the changes that bringing a plan to HEAD's form makes
-//!   (`head::plan`: the form every plan of a HEAD store is written in);
+//! * at HEAD it predicts exactly the changes that bringing the document to HEAD's form makes
+//!   (`head::run`, `head::plan`: the form every file of a HEAD store is written in);
 //! * at every version it never panics and a failure or an unread file says why.
 
 mod common {
@@ -15,7 +15,7 @@ use common::props::config;
 use planrun_legacy::json::to_sdk_json;
 use planrun_legacy::sdk::{check, Verdict};
 use planrun_legacy::strategies::{end_user, plan, run, PlanEra};
-use planrun_legacy::{head, Category, LegacyRun, Normalization, Version};
+use planrun_legacy::{head, parse, Category, LegacyDocument, LegacyRun, Normalization, Version};
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 use serde_json::Value;
@@ -173,6 +173,16 @@ proptest! {
     }
 
     /// At HEAD, `check` predicts the changes of HEAD's form, key for key.
+    #[test]
+    fn head_check_agrees_with_heads_form_of_a_run(doc in run(R6)) {
+        let text = to_sdk_json(&doc);
+        let LegacyDocument::Run(LegacyRun::R6(read)) = parse(text.as_bytes()).unwrap().document else {
+            unreachable!("an R6 run is read as one")
+        };
+        let at = head::run(&read);
+        prop_assert_eq!(pointers(&check(text.as_bytes(), false, R6).changes), pointers(&at.changes));
+    }
+
     #[test]
     fn head_check_agrees_with_heads_form_of_a_plan(
         doc in prop_oneof![plan(PlanEra::Alpha), plan(PlanEra::V018), plan(PlanEra::V0112), plan(PlanEra::V034)],
