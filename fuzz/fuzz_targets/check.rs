@@ -3,7 +3,9 @@
 //! file that fails or is not read has no changes; and at HEAD the form that
 //! `--to r6` writes for a run or a plan is one HEAD loads and saves back unchanged, so `check` and
 //! the HEAD-store writer agree (a plan HEAD's validators refuse, which `--to r6` leaves behind,
-//! has no such form).
+//! has no such form, and neither has a run, clarification or plan without an id, which HEAD
+//! would give a new one on save: `migrate` rejects a run without one, derives a clarification's,
+//! and names a plan by its id).
 //! The first byte says whether the file sits in a run's agent-memory directory.
 #![no_main]
 
@@ -38,10 +40,16 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let written = match &parsed.document {
-        LegacyDocument::Run(LegacyRun::R6(run)) if parsed.step_key == StepKey::Index => {
+        LegacyDocument::Run(LegacyRun::R6(run))
+            if parsed.step_key == StepKey::Index
+                && run.id.is_some()
+                && run.outputs.clarifications.iter().all(|c| c.id.is_some()) =>
+        {
             to_sdk_json(&head::run(run).document)
         }
-        LegacyDocument::Plan(plan) if head::plan_validator_fails(plan).is_empty() => {
+        LegacyDocument::Plan(plan)
+            if head::plan_validator_fails(plan).is_empty() && plan.id.is_some() =>
+        {
             to_sdk_json(&head::plan(plan).document)
         }
         _ => return,
