@@ -17,9 +17,9 @@ pub(crate) struct Args {
     /// Files or store directories (every JSON file below them; `.planrun/` is skipped).
     #[arg(required = true)]
     paths: Vec<PathBuf>,
-    /// The SDK to judge by: `HEAD` (v0.9.0), or the wire version its release writes: W1
-    /// (0.0.1-alpha.50), R0 (0.1.0-alpha), R1 (judged as 0.1.10), R2 (v0.1.12), R3 (v0.2.0),
-    /// R4 (v0.3.0), R5 (v0.3.2), R6 (HEAD).
+    /// The SDK to judge by: `HEAD` (v0.9.0), or a wire version or the release it is judged as:
+    /// W1 (0.0.1-alpha.50), R0 (0.1.0-alpha), R1 (0.1.10), R2 (v0.1.12), R3 (v0.2.0), R4
+    /// (v0.3.0), R5 (v0.3.2), R6 (HEAD).
     #[arg(long, default_value = "HEAD", value_name = "VERSION", value_parser = parse_sdk)]
     sdk: Version,
 }

@@ -49,7 +49,7 @@ enum Command {
     Report(report::Args),
     /// Say what a file or store is: document kinds, versions and the evidence for them.
     Detect(detect::Args),
-    /// Say which files the SDK at HEAD would fail to load, and what it would change on a save.
+    /// Say which files an SDK (HEAD by default) would fail to load, and what a save would change.
     Check(check::Args),
     /// Convert a PlanRunV2 back to the SDK's HEAD format: run, plan and end user.
     Downgrade(downgrade::Args),
