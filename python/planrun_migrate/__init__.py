@@ -12,7 +12,7 @@ the ``planrun`` CLI calls, so the documents are the CLI's bytes::
     converted.outcome    # "converted", "converted_with_loss" or "already_current"
 
     report = pm.migrate("store", "store-v2")   # `planrun migrate store --out store-v2`
-    pm.check("store")                          # what the SDK at HEAD does with each file
+    pm.check("store", sdk="R3")                # what the SDK of v0.2.0 would do with each file
 
 ``planrun_migrate.models`` holds pydantic v2 models of every V2 schema
 (``models.PlanRunV2.model_validate_json(converted.document)``); it is imported on demand, as

@@ -166,9 +166,11 @@ def migrate(
     verify pass fails; rejected and blocked runs are in the report.
     """
 
-def check(path: StrPath, sdk: Literal["HEAD"] = "HEAD") -> list[dict[str, Any]]:
-    """What the SDK at HEAD would do with each file under `path` (`planrun check PATH`).
+def check(path: StrPath, sdk: str = "HEAD") -> list[dict[str, Any]]:
+    """What the SDK `sdk` would do with each file under `path` (`planrun check PATH --sdk SDK`).
 
-    One dict per JSON file: `{"path", "loads", "fails", "changes_on_save"}`. Raises
-    ValueError for any `sdk` but "HEAD", OSError when `path` cannot be read.
+    `sdk` is "HEAD", a wire version ("W1", "R0" ... "R6") or the release it is judged as
+    ("v0.2.0"). One dict per JSON file: `{"path", "loads", "fails", "changes_on_save"}`, with
+    `"loads": None` and the reason under `"unread"` for a file that SDK never reads. Raises
+    ValueError for an SDK planrun does not know, OSError when `path` cannot be read.
     """
