@@ -322,6 +322,77 @@ fn keys_head_leaves_out_of_one_clarification_come_back_in_their_order() {
     assert_round_trips(&store, tmp.path());
 }
 
+/// Regression of a fuzzer finding: a key HEAD's form leaves out before keys it keeps.
+#[test]
+fn keys_head_leaves_out_before_keys_it_keeps_come_back_in_their_order() {
+    let tmp = tempfile::tempdir().unwrap();
+    let store = tmp.path().join("store");
+    std::fs::create_dir(&store).unwrap();
+    let run = r#"{
+    "id": "prun-2f0ef59c-2498-4bd6-92d0-5768ffb32c53",
+    "plan_id": "plan-ede403ac-32df-48d2-94ce-6965146ba5f3",
+    "current_step_index": 0,
+    "state": "READY_TO_RESUME",
+    "execution_context": {
+        "additional_data": {}
+    },
+    "end_user_id": "local",
+    "outputs": {
+        "clarifications": [
+            {
+                "id": "clar-7e8cea83-a97b-432b-8706-cfbe03fd43ea",
+                "plan_run_id": "prun-2f0ef59c-2498-4bd6-92d0-5768ffb32c53",
+                "category": "Action",
+                "response": null,
+                "step": 0,
+                "user_guidance": "Which calendar should the meeting go in?",
+                "resolved": true,
+                "hint": "Work or Personal",
+                "argument_name": "calendar",
+                "options": [
+                    "Work",
+                    "Personal"
+                ]
+            }
+        ],
+        "step_outputs": {},
+        "final_output": null
+    }
+}"#;
+    let plan = r#"{
+    "id": "plan-ede403ac-32df-48d2-94ce-6965146ba5f3",
+    "plan_context": {
+        "query": "Book the offsite",
+        "tool_ids": [
+            "portia:google:gcalendar:create_event"
+        ]
+    },
+    "steps": [
+        {
+            "task": "Book the offsite",
+            "inputs": [],
+            "tool_id": "portia:google:gcalendar:create_event",
+            "output": "$event",
+            "condition": null
+        }
+    ]
+}"#;
+    std::fs::write(
+        store.join("prun-2f0ef59c-2498-4bd6-92d0-5768ffb32c53.json"),
+        run,
+    )
+    .unwrap();
+    std::fs::write(
+        store.join("plan-ede403ac-32df-48d2-94ce-6965146ba5f3.json"),
+        plan,
+    )
+    .unwrap();
+    // HEAD loads this "Action" as a MultipleChoiceClarification (its keys), so its form keeps
+    // argument_name and options and leaves out `hint`, which came before them: undoing the drop
+    // puts `hint` back last, so the residue must keep the clarifications whole instead.
+    assert_round_trips(&store, tmp.path());
+}
+
 /// A V2 store of one run of the example store that has step outputs, edited by `edit`: its
 /// directory and the run's file name and text.
 fn edited_v2_store(tmp: &Path, edit: impl Fn(&mut serde_json::Value)) -> (PathBuf, String, String) {
