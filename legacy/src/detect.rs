@@ -342,7 +342,8 @@ fn json_type(value: &Value) -> &'static str {
     }
 }
 
-fn prefix_of(value: Option<&Value>) -> Option<&str> {
+/// `prun` of an id `"prun-…"`; `None` when the value is not a string with a prefix.
+pub(crate) fn prefix_of(value: Option<&Value>) -> Option<&str> {
     value?.as_str()?.split_once('-').map(|(p, _)| p)
 }
 

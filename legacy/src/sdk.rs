@@ -17,8 +17,7 @@ use std::sync::OnceLock;
 use serde_json::Value;
 
 use crate::clarification::{Category, Clarification, ClarificationRules};
-use crate::detect::facts_of;
-use crate::detect::DocKind;
+use crate::detect::{facts_of, prefix_of, DocKind};
 use crate::document::{normalizations, read_document, read_run_as};
 use crate::error::ParseError;
 use crate::json::parse_value;
@@ -334,17 +333,20 @@ fn matches(pattern: &str, pointer: &str) -> bool {
 fn check_run(src: &[u8], input: &Value, sdk: Version) -> Verdict {
     let who = sdk_name(sdk);
     let model = if sdk == W1 { "Workflow" } else { "PlanRun" };
-    let written = match crate::detect(src) {
-        Ok(detection) => format!(
-            "written as {} (SDK {})",
-            detection.versions,
-            detection.versions.releases()
-        ),
-        Err(err) => format!("written by no one SDK version ({})", err.message),
-    };
-    let fail = |why: String| Verdict {
-        fails: vec![format!("{written}: {who}'s {model} {why}")],
-        ..Verdict::default()
+    // Which versions wrote the run is said only when it fails (detection reads it again).
+    let fail = |why: String| {
+        let written = match crate::detect(src) {
+            Ok(detection) => format!(
+                "written as {} (SDK {})",
+                detection.versions,
+                detection.versions.releases()
+            ),
+            Err(err) => format!("written by no one SDK version ({})", err.message),
+        };
+        Verdict {
+            fails: vec![format!("{written}: {who}'s {model} {why}")],
+            ..Verdict::default()
+        }
     };
     let keys: Vec<&str> = input
         .as_object()
@@ -371,7 +373,7 @@ fn check_run(src: &[u8], input: &Value, sdk: Version) -> Verdict {
     if !missing.is_empty() {
         clauses.push(format!("requires {}", missing.join(", ")));
     }
-    let prefix = input.get("id").and_then(Value::as_str).and_then(prefix_of);
+    let prefix = prefix_of(input.get("id"));
     if !clauses.is_empty() {
         let mut why = clauses.join(" and ");
         if sdk == Version::HEAD && prefix.is_some_and(|p| p != "prun") {
@@ -410,16 +412,11 @@ fn check_run(src: &[u8], input: &Value, sdk: Version) -> Verdict {
         .pointer("/outputs/clarifications")
         .and_then(Value::as_array)
     {
-        let key = if sdk == W1 {
-            "workflow_id"
-        } else {
-            "plan_run_id"
-        };
+        let key = ClarificationRules::of(sdk).run_ref.as_str();
         for (i, clarification) in list.iter().enumerate() {
-            let text = clarification.get(key).and_then(Value::as_str);
             prefixes.push((
                 format!("/outputs/clarifications/{i}/{key}"),
-                text.and_then(prefix_of),
+                prefix_of(clarification.get(key)),
             ));
         }
     }
@@ -433,10 +430,8 @@ fn check_run(src: &[u8], input: &Value, sdk: Version) -> Verdict {
     }
     let mut saved = serde_json::to_value(&run).expect("documents are JSON");
     apply(&mut saved, DocKind::Run, sdk);
-    let mut changes = normalizations(input, &saved);
-    changes.retain(|c| !matches!(c, Normalization::Reformatted));
     Verdict {
-        changes,
+        changes: normalizations(input, &saved),
         ..Verdict::default()
     }
 }
@@ -447,11 +442,6 @@ fn pointer_text(pointer: &str) -> &str {
     } else {
         pointer
     }
-}
-
-/// `prun` of `prun-…`.
-fn prefix_of(id: &str) -> Option<&str> {
-    id.split_once('-').map(|(prefix, _)| prefix)
 }
 
 /// The top-level keys of a version's run model, and those it requires, from its published
