@@ -253,15 +253,8 @@ fn run_argv(items: &[&dyn AsRef<std::ffi::OsStr>]) -> std::process::Output {
     run(args(items))
 }
 
-/// Regression of a fuzzer finding: HEAD's Action clarification has no `argument_name` or
-/// `options`, so the HEAD form leaves both out and the residue puts them back, in their source
-/// order; they came back reversed, and the V2 document's `extra` with them.
-#[test]
-fn keys_head_leaves_out_of_one_clarification_come_back_in_their_order() {
-    let tmp = tempfile::tempdir().unwrap();
-    let store = tmp.path().join("store");
-    std::fs::create_dir(&store).unwrap();
-    let run = r#"{
+/// A run (R4) with one "Action" clarification that has Multiple Choice keys, and its plan.
+const ACTION_WITH_CHOICE_KEYS: &str = r#"{
     "id": "prun-2f0ef59c-2498-4bd6-92d0-5768ffb32c53",
     "plan_id": "plan-ede403ac-32df-48d2-94ce-6965146ba5f3",
     "current_step_index": 0,
@@ -291,7 +284,7 @@ fn keys_head_leaves_out_of_one_clarification_come_back_in_their_order() {
         "final_output": null
     }
 }"#;
-    let plan = r#"{
+const ACTION_WITH_CHOICE_KEYS_PLAN: &str = r#"{
     "id": "plan-ede403ac-32df-48d2-94ce-6965146ba5f3",
     "plan_context": {
         "query": "Book the offsite",
@@ -309,6 +302,13 @@ fn keys_head_leaves_out_of_one_clarification_come_back_in_their_order() {
         }
     ]
 }"#;
+
+/// Writes `run` and the plan above as a legacy store and checks that it comes back from V2 →
+/// HEAD store → V2 byte for byte.
+fn round_trips_through_head(run: &str) {
+    let tmp = tempfile::tempdir().unwrap();
+    let store = tmp.path().join("store");
+    std::fs::create_dir(&store).unwrap();
     std::fs::write(
         store.join("prun-2f0ef59c-2498-4bd6-92d0-5768ffb32c53.json"),
         run,
@@ -316,81 +316,32 @@ fn keys_head_leaves_out_of_one_clarification_come_back_in_their_order() {
     .unwrap();
     std::fs::write(
         store.join("plan-ede403ac-32df-48d2-94ce-6965146ba5f3.json"),
-        plan,
+        ACTION_WITH_CHOICE_KEYS_PLAN,
     )
     .unwrap();
     assert_round_trips(&store, tmp.path());
 }
 
-/// Regression of a fuzzer finding: a key HEAD's form leaves out before keys it keeps.
+/// Regression of a fuzzer finding: keys HEAD's form leaves out of a clarification came back from
+/// the residue reversed, and the V2 document's `extra` with them. (HEAD loads this "Action" as an
+/// InputClarification, since a resolved response `null` is not one of the options: its form
+/// keeps `argument_name` and leaves out `options`.)
+#[test]
+fn keys_head_leaves_out_of_one_clarification_come_back_in_their_order() {
+    round_trips_through_head(ACTION_WITH_CHOICE_KEYS);
+}
+
+/// Regression of a fuzzer finding: HEAD's form keeps `argument_name` and leaves out `hint`,
+/// which came before it; undoing the drop puts `hint` back after it, so the residue must keep
+/// the clarifications whole instead.
 #[test]
 fn keys_head_leaves_out_before_keys_it_keeps_come_back_in_their_order() {
-    let tmp = tempfile::tempdir().unwrap();
-    let store = tmp.path().join("store");
-    std::fs::create_dir(&store).unwrap();
-    let run = r#"{
-    "id": "prun-2f0ef59c-2498-4bd6-92d0-5768ffb32c53",
-    "plan_id": "plan-ede403ac-32df-48d2-94ce-6965146ba5f3",
-    "current_step_index": 0,
-    "state": "READY_TO_RESUME",
-    "execution_context": {
-        "additional_data": {}
-    },
-    "end_user_id": "local",
-    "outputs": {
-        "clarifications": [
-            {
-                "id": "clar-7e8cea83-a97b-432b-8706-cfbe03fd43ea",
-                "plan_run_id": "prun-2f0ef59c-2498-4bd6-92d0-5768ffb32c53",
-                "category": "Action",
-                "response": null,
-                "step": 0,
-                "user_guidance": "Which calendar should the meeting go in?",
-                "resolved": true,
-                "hint": "Work or Personal",
-                "argument_name": "calendar",
-                "options": [
-                    "Work",
-                    "Personal"
-                ]
-            }
-        ],
-        "step_outputs": {},
-        "final_output": null
-    }
-}"#;
-    let plan = r#"{
-    "id": "plan-ede403ac-32df-48d2-94ce-6965146ba5f3",
-    "plan_context": {
-        "query": "Book the offsite",
-        "tool_ids": [
-            "portia:google:gcalendar:create_event"
-        ]
-    },
-    "steps": [
-        {
-            "task": "Book the offsite",
-            "inputs": [],
-            "tool_id": "portia:google:gcalendar:create_event",
-            "output": "$event",
-            "condition": null
-        }
-    ]
-}"#;
-    std::fs::write(
-        store.join("prun-2f0ef59c-2498-4bd6-92d0-5768ffb32c53.json"),
-        run,
-    )
-    .unwrap();
-    std::fs::write(
-        store.join("plan-ede403ac-32df-48d2-94ce-6965146ba5f3.json"),
-        plan,
-    )
-    .unwrap();
-    // HEAD loads this "Action" as a MultipleChoiceClarification (its keys), so its form keeps
-    // argument_name and options and leaves out `hint`, which came before them: undoing the drop
-    // puts `hint` back last, so the residue must keep the clarifications whole instead.
-    assert_round_trips(&store, tmp.path());
+    let run = ACTION_WITH_CHOICE_KEYS.replace(
+        "\"resolved\": true,\n",
+        "\"resolved\": true,\n                \"hint\": \"Work or Personal\",\n",
+    );
+    assert!(run.contains("hint"));
+    round_trips_through_head(&run);
 }
 
 /// A V2 store of one run of the example store that has step outputs, edited by `edit`: its
