@@ -1,7 +1,8 @@
 //! A check that bytes are a [`PlanRunV2`](crate::PlanRunV2), with the verdict of reading them as
 //! one, for callers that read many runs and keep none of them (a migration's verify pass). The
 //! run is read key by key as the derived reader reads it, except that the plan, end user and
-//! config, which the runs of one store share, are read as their type once per distinct text.
+//! config, which the runs of one store share, are read as their type once per distinct text, and
+//! the free-form values of step outputs and run inputs are checked without being built.
 
 use std::collections::HashSet;
 use std::fmt;
@@ -176,9 +177,11 @@ impl Checker {
     /// The run's id when `bytes` read as a [`PlanRunV2`](crate::PlanRunV2), else why not. Accepts exactly what
     /// `serde_json::from_slice::<PlanRunV2>` accepts; the error may be worded differently.
     pub fn check(&self, bytes: &[u8]) -> Result<String, serde_json::Error> {
-        let mut de = serde_json::Deserializer::from_slice(bytes);
-        let id = de.deserialize_map(RunVisitor(self))?;
-        de.end()?;
-        Ok(id)
+        wire::checking_values(|| {
+            let mut de = serde_json::Deserializer::from_slice(bytes);
+            let id = de.deserialize_map(RunVisitor(self))?;
+            de.end()?;
+            Ok(id)
+        })
     }
 }

@@ -7,10 +7,14 @@
 //! is required on both sides and still accepts `null`.
 
 use std::borrow::Cow;
+use std::cell::Cell;
+use std::fmt;
 use std::marker::PhantomData;
 
 use schemars::{JsonSchema, Schema, SchemaGenerator};
+use serde::de::{DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer};
+use serde_json::Value;
 
 /// Reads a nullable field whose key must be present.
 pub(crate) fn nullable<'de, D, T>(deserializer: D) -> Result<Option<T>, D::Error>
@@ -39,5 +43,111 @@ impl<T: JsonSchema> JsonSchema for Nullable<T> {
 
     fn json_schema(generator: &mut SchemaGenerator) -> Schema {
         <Option<T>>::json_schema(generator)
+    }
+}
+
+thread_local! {
+    /// Whether [`value`] only checks the values it reads (see [`checking_values`]).
+    static CHECKING: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Runs `read` with every free-form value (a step output's, a run input's) checked but not
+/// built: it accepts exactly the JSON a `Value` accepts, to the same nesting limit, and reads as
+/// `null`. For readers that keep nothing they read, like the verify pass's run check.
+pub(crate) fn checking_values<T>(read: impl FnOnce() -> T) -> T {
+    struct Restore(bool);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            CHECKING.with(|c| c.set(self.0));
+        }
+    }
+    let _restore = Restore(CHECKING.with(|c| c.replace(true)));
+    read()
+}
+
+/// Reads a free-form JSON value (`#[serde(deserialize_with = "wire::value")]`): a `Value`, or
+/// `null` after checking it inside [`checking_values`].
+pub(crate) fn value<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Value, D::Error> {
+    if CHECKING.with(Cell::get) {
+        deserializer.deserialize_any(Checked).map(|()| Value::Null)
+    } else {
+        Value::deserialize(deserializer)
+    }
+}
+
+/// Visits any JSON value as `Value`'s visitor does (through `deserialize_any`, so nesting counts
+/// against the reader's limit the same way), keeping nothing.
+#[derive(Clone, Copy)]
+struct Checked;
+
+impl<'de> DeserializeSeed<'de> for Checked {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Checked {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any valid JSON value")
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_i128<E>(self, _: i128) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_u128<E>(self, _: u128) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<(), E> {
+        // `Value` keeps only finite floats.
+        serde_json::Number::from_f64(v)
+            .map(|_| ())
+            .ok_or_else(|| E::custom("not a JSON number"))
+    }
+    fn visit_str<E>(self, _: &str) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_unit<E>(self) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_none<E>(self) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_some<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_any(self)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        while seq.next_element_seed(self)?.is_some() {}
+        Ok(())
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        // A number keeps its digits as `{"$serde_json::private::Number": "…"}`; `Value` parses
+        // the text serde_json itself produced, which always succeeds.
+        while map.next_key_seed(Key)?.is_some() {
+            map.next_value_seed(self)?;
+        }
+        Ok(())
+    }
+}
+
+/// A map key of a checked value: a string, not kept.
+struct Key;
+
+impl<'de> DeserializeSeed<'de> for Key {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_str(Checked)
     }
 }

@@ -1,7 +1,8 @@
 //! The run checker against the reader it stands in for: `Checker::check` accepts exactly the
 //! texts `serde_json::from_slice::<PlanRunV2>` accepts, with the same id, on the fixture and on
 //! generated runs, on every single-edit mutant of them, on top-level edits (a repeated, unknown
-//! or missing key, not an object, trailing bytes) and at serde_json's depth limit; and a plan,
+//! or missing key, not an object, trailing bytes) and at serde_json's depth limit (also in the
+//! step-output and run-input values it checks without building them); and a plan,
 //! end user or config it accepted once does not make it accept a text whose own are wrong.
 
 use proptest::prelude::*;
@@ -111,7 +112,20 @@ fn values_nested_to_the_depth_limit_get_the_readers_verdicts() {
             &serde_json::to_string(&doc).unwrap(),
         ));
         let mut doc = fixture();
-        doc["plan"]["plan_inputs"][0]["value"] = deep;
+        doc["plan"]["plan_inputs"][0]["value"] = deep.clone();
+        verdicts.push(same_verdict(
+            &checker,
+            &serde_json::to_string(&doc).unwrap(),
+        ));
+        // And in the values the checker checks without building them.
+        let mut doc = fixture();
+        doc["step_output_values"][0]["output"]["value"] = deep.clone();
+        verdicts.push(same_verdict(
+            &checker,
+            &serde_json::to_string(&doc).unwrap(),
+        ));
+        let mut doc = fixture();
+        doc["plan_run_inputs"]["destination"]["value"] = deep;
         verdicts.push(same_verdict(
             &checker,
             &serde_json::to_string(&doc).unwrap(),
