@@ -9,7 +9,7 @@ use crate::context::{EndUser, StepOutputValue, ToolCallRecord};
 use crate::detect::{detect_tree, Detection, DocKind};
 use crate::error::{ErrorKind, ParseError};
 use crate::id::{Prefix, PrefixedId, RunId};
-use crate::json::{from_tree, located, parse_value, to_sdk_json, Difference};
+use crate::json::{from_tree, located, parse_value, to_sdk_json, writes_as_sdk, Difference};
 use crate::output::Output;
 use crate::plan::Plan;
 use crate::run::{LegacyRun, RunR1, RunR2, RunR3, RunR4, RunR5, RunR6, RunW1};
@@ -129,6 +129,15 @@ impl Parsed {
         }
     }
 
+    /// Whether [`Parsed::to_sdk_json`] gives exactly `src` (checked without building the text
+    /// when the run uses the SDK's step key).
+    fn writes_back_as(&self, src: &[u8]) -> bool {
+        match self.step_key {
+            StepKey::Index => writes_as_sdk(&self.document, src),
+            StepKey::Id => self.to_sdk_json().as_bytes() == src,
+        }
+    }
+
     /// The run, if the document is one.
     pub fn as_run(&self) -> Option<&LegacyRun> {
         match &self.document {
@@ -149,8 +158,8 @@ pub fn parse(src: &[u8]) -> Result<Parsed, ParseError> {
         step_key,
         normalizations: Vec::new(),
     };
-    let emitted = parsed.to_sdk_json();
-    if emitted.as_bytes() != src {
+    if !parsed.writes_back_as(src) {
+        let emitted = parsed.to_sdk_json();
         let out: Value = serde_json::from_str(&emitted).expect("re-emitted JSON parses");
         parsed.normalizations = normalizations(&input, &out);
         if parsed.normalizations.is_empty() {

@@ -234,6 +234,34 @@ pub fn to_sdk_json<T: Serialize + ?Sized>(value: &T) -> String {
     String::from_utf8(out).expect("serde_json writes UTF-8")
 }
 
+/// Whether [`to_sdk_json`] of `value` gives exactly `expected`, found without building the text:
+/// each chunk the writer emits is compared where it lands, and the first difference stops it.
+pub fn writes_as_sdk<T: Serialize + ?Sized>(value: &T, expected: &[u8]) -> bool {
+    let mut rest = expected;
+    let formatter = SdkFormatter(serde_json::ser::PrettyFormatter::with_indent(b"    "));
+    let mut ser = serde_json::Serializer::with_formatter(Compare(&mut rest), formatter);
+    value.serialize(&mut ser).is_ok() && rest.is_empty()
+}
+
+/// A writer that accepts only the bytes it expects next.
+struct Compare<'a, 'b>(&'a mut &'b [u8]);
+
+impl std::io::Write for Compare<'_, '_> {
+    fn write(&mut self, chunk: &[u8]) -> std::io::Result<usize> {
+        match self.0.strip_prefix(chunk) {
+            Some(rest) => {
+                *self.0 = rest;
+                Ok(chunk.len())
+            }
+            None => Err(std::io::ErrorKind::InvalidData.into()),
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
 /// Writes a value as Python's `json.dumps(value, ensure_ascii=False)` does (`", "` and `": "`).
 pub fn to_python_json(value: &Value) -> String {
     let mut out = Vec::with_capacity(64);
@@ -581,6 +609,23 @@ fn walk_differences(a: &Value, b: &Value, pointer: &mut String, out: &mut Vec<Di
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_comparing_writer_agrees_with_the_text() {
+        let value = serde_json::json!({"a": [1, 2.5e16, "x\"y"], "b": {"c": null}, "d": "é"});
+        let text = to_sdk_json(&value);
+        assert!(writes_as_sdk(&value, text.as_bytes()));
+        for cut in 0..text.len() {
+            let mut other = text.clone().into_bytes();
+            assert!(
+                !writes_as_sdk(&value, &other[..cut]),
+                "a prefix of {cut} bytes"
+            );
+            other[cut] ^= 1;
+            assert!(!writes_as_sdk(&value, &other), "byte {cut} changed");
+        }
+        assert!(!writes_as_sdk(&value, format!("{text}\n").as_bytes()));
+    }
 
     #[test]
     fn pointers_find_their_values() {
