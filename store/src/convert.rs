@@ -690,6 +690,7 @@ fn memory_file(
         source: path,
         run_id: run_id.to_owned(),
         output_name: output_name.to_owned(),
+        content: bytes,
     }))
 }
 

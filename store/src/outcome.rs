@@ -141,6 +141,9 @@ pub struct MemoryFile {
     pub run_id: String,
     /// The output's name.
     pub output_name: String,
+    /// Its bytes, as read and checked when the run was converted: what is copied is what was
+    /// checked, and the file is read once.
+    pub content: Vec<u8>,
 }
 
 /// A run with an output.

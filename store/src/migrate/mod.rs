@@ -55,8 +55,7 @@ use self::report::{entry_counts, BatchReport, Builder};
 use crate::fsio::shard_temp_prefix;
 use crate::{
     conflicts, convert_entry, fnv1a64, list_store, read_nofollow, run_key, safe_component,
-    DiskSink, DiskStore, Doc, Failure, MemoryFile, References, ResolvedConfig, RunResult, Sink,
-    Store,
+    DiskSink, DiskStore, Failure, MemoryFile, References, ResolvedConfig, RunResult, Sink,
 };
 
 /// DST's bookkeeping directory: journals and reports.
@@ -846,25 +845,25 @@ fn work(ctx: &Ctx, index: usize) -> Result<Line, MigrateError> {
         Ok(out) if ctx.target == Target::R6 => {
             match head::outputs(&ctx.store, &ctx.refs, &path, &out) {
                 Ok(at_head) => {
-                    let written = write_outputs(
+                    let memory = write_outputs(
                         ctx,
                         &out.id,
                         &at_head.run,
                         &out.agent_memory,
                         &at_head.files,
                     )?;
-                    written.map(|memory| {
-                        let mut out = out;
-                        out.report.extend(at_head.report);
-                        out.bytes = at_head.run;
-                        (out, memory)
-                    })
+                    let mut out = out;
+                    out.report.extend(at_head.report);
+                    out.bytes = at_head.run;
+                    Ok((out, memory))
                 }
                 Err(failure) => Err(failure),
             }
         }
-        Ok(out) => write_outputs(ctx, &out.id, &out.bytes, &out.agent_memory, &[])
-            .map(|written| written.map(|memory| (out, memory)))?,
+        Ok(out) => {
+            let memory = write_outputs(ctx, &out.id, &out.bytes, &out.agent_memory, &[])?;
+            Ok((out, memory))
+        }
         Err(failure) => Err(failure),
     };
     match outcome {
@@ -893,48 +892,28 @@ fn content_hash(bytes: &[u8]) -> String {
     format!("{:016x}", xxhash_rust::xxh3::xxh3_64(bytes))
 }
 
-/// Copies the agent-memory files (read failures fail the run), then writes the V2 document; in
-/// a dry run, checks the document instead. The outer error is a DST failure.
+/// Copies the agent-memory files (their bytes as the conversion read and checked them), then
+/// writes the V2 document; in a dry run, checks the document instead. An error is a DST failure.
 fn write_outputs(
     ctx: &Ctx,
     id: &str,
     bytes: &[u8],
     memory: &[MemoryFile],
     extra: &[(PathBuf, Vec<u8>)],
-) -> Result<Result<Vec<MemoryRecord>, Failure>, MigrateError> {
+) -> Result<Vec<MemoryRecord>, MigrateError> {
     let mut records = Vec::with_capacity(memory.len());
     for file in memory {
-        let doc = Doc::AgentMemory {
-            run_id: &file.run_id,
-            output_name: &file.output_name,
-        };
-        let content = match ctx.store.read(doc) {
-            Ok(Some(content)) => content,
-            Ok(None) => {
-                return Ok(Err(Failure::rejected(
-                    &file.source,
-                    "io",
-                    "cannot read the agent-memory file: it is gone",
-                )))
-            }
-            Err(failure) => {
-                return Ok(Err(Failure::rejected(
-                    &file.source,
-                    "io",
-                    format!("cannot read the agent-memory file: {}", failure.message),
-                )))
-            }
-        };
+        let content = &file.content;
         let relative = file.relative.to_string_lossy().into_owned();
         if !ctx.dry_run {
             ctx.sink
-                .write(&file.relative, &content)
+                .write(&file.relative, content)
                 .map_err(io_err("cannot write", &ctx.dst.join(&file.relative)))?;
         }
         records.push(MemoryRecord {
             path: relative,
             bytes: content.len() as u64,
-            hash: content_hash(&content),
+            hash: content_hash(content),
         });
     }
     for (relative, content) in extra {
@@ -960,7 +939,7 @@ fn write_outputs(
             .write(Path::new(&name), bytes)
             .map_err(io_err("cannot write", &ctx.dst.join(&name)))?;
     }
-    Ok(Ok(records))
+    Ok(records)
 }
 
 /// Makes a chunk's outputs durable before its lines are journaled: one `syncfs`, or (durable)
