@@ -9,11 +9,19 @@ use std::path::Path;
 
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
+use xxhash_rust::xxh3::Xxh3DefaultBuilder;
 
 use super::journal::Line;
 use super::Shard;
 use crate::Class;
 use planrun_converter::report::{EntryKind, LossReport};
+
+/// The hasher of the report's count maps: one insert or lookup per run and entry kind, and
+/// SipHash showed in the profile; the keys are the journal's own texts.
+type Fast = Xxh3DefaultBuilder;
+
+/// Counts by name, in first-seen order.
+pub type Counts = IndexMap<String, u64, Fast>;
 
 /// The `format` of a report.
 pub const REPORT_FORMAT: &str = "planrun-migrate-report/1";
@@ -48,9 +56,9 @@ pub struct BatchReport {
     /// Runs covered.
     pub runs: u64,
     /// Runs per outcome class.
-    pub outcomes: IndexMap<String, u64>,
+    pub outcomes: Counts,
     /// Runs per source version (`W1`, `R1–R2`, `V2`, `unknown` when unreadable) and class.
-    pub source_versions: IndexMap<String, IndexMap<String, u64>>,
+    pub source_versions: IndexMap<String, Counts, Fast>,
     /// Loss-report entry totals.
     pub entries: EntryTotals,
     /// Agent-memory files copied.
@@ -75,10 +83,10 @@ pub struct BatchReport {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct EntryTotals {
     /// Per entry kind (`renamed`, `moved`, `derived`, `defaulted`, `coerced`, `dropped`).
-    pub per_kind: IndexMap<String, u64>,
+    pub per_kind: Counts,
     /// Per field (the entry's source pointer, else its target, with array indexes and map keys
     /// replaced by `*`), then per kind.
-    pub per_field: IndexMap<String, IndexMap<String, u64>>,
+    pub per_field: IndexMap<String, Counts, Fast>,
 }
 
 /// One run in the `slowest`/`largest` lists.
@@ -198,10 +206,10 @@ impl Builder {
                     .iter()
                     .map(|c| (c.as_str().to_owned(), 0))
                     .collect(),
-                source_versions: IndexMap::new(),
+                source_versions: IndexMap::default(),
                 entries: EntryTotals {
                     per_kind: KINDS.iter().map(|k| (k.as_str().to_owned(), 0)).collect(),
-                    per_field: IndexMap::new(),
+                    per_field: IndexMap::default(),
                 },
                 agent_memory_files: 0,
                 documents_copied: 0,
@@ -296,7 +304,7 @@ impl Builder {
 }
 
 /// Adds `n` to the count of `key`, allocating the key only when it is new.
-fn bump(map: &mut IndexMap<String, u64>, key: &str, n: u64) {
+fn bump(map: &mut Counts, key: &str, n: u64) {
     match map.get_mut(key) {
         Some(count) => *count += n,
         None => {
@@ -306,17 +314,13 @@ fn bump(map: &mut IndexMap<String, u64>, key: &str, n: u64) {
 }
 
 /// [`bump`] for the count of `inner` within `outer`.
-fn bump_nested(
-    map: &mut IndexMap<String, IndexMap<String, u64>>,
-    outer: &str,
-    inner: &str,
-    n: u64,
-) {
-    match map.get_mut(outer) {
-        Some(counts) => bump(counts, inner, n),
-        None => {
-            map.insert(outer.to_owned(), IndexMap::from([(inner.to_owned(), n)]));
-        }
+fn bump_nested(map: &mut IndexMap<String, Counts, Fast>, outer: &str, inner: &str, n: u64) {
+    if let Some(counts) = map.get_mut(outer) {
+        bump(counts, inner, n);
+    } else {
+        let mut counts = Counts::default();
+        counts.insert(inner.to_owned(), n);
+        map.insert(outer.to_owned(), counts);
     }
 }
 
@@ -436,7 +440,7 @@ pub fn merge(reports: Vec<BatchReport>) -> Result<BatchReport, MergeError> {
     Ok(merged)
 }
 
-fn add_counts(into: &mut IndexMap<String, u64>, from: IndexMap<String, u64>) {
+fn add_counts(into: &mut Counts, from: Counts) {
     for (key, n) in from {
         *into.entry(key).or_default() += n;
     }
