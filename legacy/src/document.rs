@@ -9,7 +9,7 @@ use crate::context::{EndUser, StepOutputValue, ToolCallRecord};
 use crate::detect::{detect_tree, Detection, DocKind};
 use crate::error::{ErrorKind, ParseError};
 use crate::id::{Prefix, PrefixedId, RunId};
-use crate::json::{from_tree, located, parse_value, to_sdk_json, writes_as_sdk, Difference};
+use crate::json::{located, parse_value, to_sdk_json, writes_as_sdk, Difference, Tree};
 use crate::output::Output;
 use crate::plan::Plan;
 use crate::run::{LegacyRun, RunR1, RunR2, RunR3, RunR4, RunR5, RunR6, RunW1};
@@ -151,7 +151,7 @@ impl Parsed {
 pub fn parse(src: &[u8]) -> Result<Parsed, ParseError> {
     let input = parse_value(src)?;
     let detection = detect_tree(src, &input)?;
-    let (document, step_key) = read_document(src, &input, detection.kind, detection.version())?;
+    let (document, step_key) = read_document(src, input, detection.kind, detection.version())?;
     let mut parsed = Parsed {
         document,
         detection,
@@ -159,6 +159,8 @@ pub fn parse(src: &[u8]) -> Result<Parsed, ParseError> {
         normalizations: Vec::new(),
     };
     if !parsed.writes_back_as(src) {
+        // The tree went into the document; a file the SDK did not write pays for a second parse.
+        let input = parse_value(src)?;
         let emitted = parsed.to_sdk_json();
         let out: Value = serde_json::from_str(&emitted).expect("re-emitted JSON parses");
         parsed.normalizations = normalizations(&input, &out);
@@ -177,47 +179,52 @@ pub fn detect(src: &[u8]) -> Result<Detection, ParseError> {
 /// Reads a document of `kind`; a run as `version`.
 pub(crate) fn read_document(
     src: &[u8],
-    input: &Value,
+    input: impl Tree,
     kind: DocKind,
     version: Version,
 ) -> Result<(LegacyDocument, StepKey), ParseError> {
     let document = match kind {
         DocKind::Run => return read_run(src, input, version),
-        DocKind::Plan => LegacyDocument::Plan(from_tree(src, input)?),
-        DocKind::EndUser => LegacyDocument::EndUser(from_tree(src, input)?),
-        DocKind::Output => LegacyDocument::Output(from_tree::<Output>(src, input)?),
-        DocKind::ToolCall => LegacyDocument::ToolCall(from_tree(src, input)?),
-        DocKind::Config => LegacyDocument::Config(from_tree(src, input)?),
-        DocKind::StepOutputValue => LegacyDocument::StepOutputValue(from_tree(src, input)?),
-        DocKind::StepOutputValues => LegacyDocument::StepOutputValues(from_tree(src, input)?),
-        DocKind::RunContext => LegacyDocument::RunContext(from_tree(src, input)?),
+        DocKind::Plan => LegacyDocument::Plan(input.read(src)?),
+        DocKind::EndUser => LegacyDocument::EndUser(input.read(src)?),
+        DocKind::Output => LegacyDocument::Output(input.read::<Output>(src)?),
+        DocKind::ToolCall => LegacyDocument::ToolCall(input.read(src)?),
+        DocKind::Config => LegacyDocument::Config(input.read(src)?),
+        DocKind::StepOutputValue => LegacyDocument::StepOutputValue(input.read(src)?),
+        DocKind::StepOutputValues => LegacyDocument::StepOutputValues(input.read(src)?),
+        DocKind::RunContext => LegacyDocument::RunContext(input.read(src)?),
     };
     Ok((document, StepKey::Index))
 }
 
 fn read_run(
     src: &[u8],
-    input: &Value,
+    input: impl Tree,
     version: Version,
 ) -> Result<(LegacyDocument, StepKey), ParseError> {
-    let obj = input.as_object().expect("detection found an object");
-    let (tree, step_key) = if obj.contains_key("current_step_id") {
-        if obj.contains_key("current_step_index") {
-            return Err(located(
-                src,
-                "/current_step_id".into(),
-                ErrorKind::Data,
-                "a run has current_step_index or its dialect name current_step_id, not both".into(),
-            ));
-        }
-        let renamed = rename_key(input.clone(), "current_step_id", "current_step_index");
-        (std::borrow::Cow::Owned(renamed), StepKey::Id)
-    } else {
-        (std::borrow::Cow::Borrowed(input), StepKey::Index)
-    };
+    let obj = input
+        .value()
+        .as_object()
+        .expect("detection found an object");
+    if !obj.contains_key("current_step_id") {
+        return Ok((
+            LegacyDocument::Run(read_run_as(src, input, version)?),
+            StepKey::Index,
+        ));
+    }
+    if obj.contains_key("current_step_index") {
+        return Err(located(
+            src,
+            "/current_step_id".into(),
+            ErrorKind::Data,
+            "a run has current_step_index or its dialect name current_step_id, not both".into(),
+        ));
+    }
+    // Read from the renamed tree as borrowed: an error is located in that tree, not in `src`'s.
+    let renamed = rename_key(input.into_owned(), "current_step_id", "current_step_index");
     Ok((
-        LegacyDocument::Run(read_run_as(src, tree.as_ref(), version)?),
-        step_key,
+        LegacyDocument::Run(read_run_as(src, &renamed, version)?),
+        StepKey::Id,
     ))
 }
 
@@ -225,18 +232,18 @@ fn read_run(
 /// its step `current_step_index`.
 pub(crate) fn read_run_as(
     src: &[u8],
-    tree: &Value,
+    tree: impl Tree,
     version: Version,
 ) -> Result<LegacyRun, ParseError> {
     let mut run = match version {
-        Version::W1 => LegacyRun::W1(from_tree::<RunW1>(src, tree)?),
-        Version::R0 => LegacyRun::R0(from_tree::<RunR1>(src, tree)?),
-        Version::R1 => LegacyRun::R1(from_tree::<RunR1>(src, tree)?),
-        Version::R2 => LegacyRun::R2(from_tree::<RunR2>(src, tree)?),
-        Version::R3 => LegacyRun::R3(from_tree::<RunR3>(src, tree)?),
-        Version::R4 => LegacyRun::R4(from_tree::<RunR4>(src, tree)?),
-        Version::R5 => LegacyRun::R5(from_tree::<RunR5>(src, tree)?),
-        Version::R6 => LegacyRun::R6(from_tree::<RunR6>(src, tree)?),
+        Version::W1 => LegacyRun::W1(tree.read::<RunW1>(src)?),
+        Version::R0 => LegacyRun::R0(tree.read::<RunR1>(src)?),
+        Version::R1 => LegacyRun::R1(tree.read::<RunR1>(src)?),
+        Version::R2 => LegacyRun::R2(tree.read::<RunR2>(src)?),
+        Version::R3 => LegacyRun::R3(tree.read::<RunR3>(src)?),
+        Version::R4 => LegacyRun::R4(tree.read::<RunR4>(src)?),
+        Version::R5 => LegacyRun::R5(tree.read::<RunR5>(src)?),
+        Version::R6 => LegacyRun::R6(tree.read::<RunR6>(src)?),
     };
     settle_run_ids(&mut run);
     Ok(run)

@@ -51,7 +51,51 @@ pub fn from_tree<T: DeserializeOwned>(src: &[u8], tree: &Value) -> Result<T, Par
     if let Ok(value) = T::deserialize(tree) {
         return Ok(value);
     }
-    // Only a failed read pays for tracking the path: read again to locate the error.
+    locate_error::<T>(src, tree)
+}
+
+/// A parsed tree a typed document is read out of: borrowed, for a caller that still needs it,
+/// or owned, so that its strings move into the document instead of being copied.
+pub(crate) trait Tree: Sized {
+    /// The tree.
+    fn value(&self) -> &Value;
+    /// The tree, owned.
+    fn into_owned(self) -> Value;
+    /// Reads it as `T`; `src` is the text it was parsed from.
+    fn read<T: DeserializeOwned>(self, src: &[u8]) -> Result<T, ParseError>;
+}
+
+impl Tree for &Value {
+    fn value(&self) -> &Value {
+        self
+    }
+    fn into_owned(self) -> Value {
+        self.clone()
+    }
+    fn read<T: DeserializeOwned>(self, src: &[u8]) -> Result<T, ParseError> {
+        from_tree(src, self)
+    }
+}
+
+impl Tree for Value {
+    fn value(&self) -> &Value {
+        self
+    }
+    fn into_owned(self) -> Value {
+        self
+    }
+    fn read<T: DeserializeOwned>(self, src: &[u8]) -> Result<T, ParseError> {
+        if let Ok(value) = T::deserialize(self) {
+            return Ok(value);
+        }
+        // The tree is gone; only a failed read pays for parsing `src` again to locate the error.
+        locate_error::<T>(src, &parse_value(src)?)
+    }
+}
+
+/// The error of reading `tree` as `T`, with the pointer and position of where it failed (or,
+/// should the read succeed after all, what it gives).
+fn locate_error<T: DeserializeOwned>(src: &[u8], tree: &Value) -> Result<T, ParseError> {
     serde_path_to_error::deserialize::<_, T>(tree).map_err(|err| {
         let pointer = path_to_pointer(err.path());
         let message = strip_position(&err.inner().to_string());
@@ -213,11 +257,19 @@ impl<'de> Visitor<'de> for StrictVisitor {
                     .map(Value::Number)
                     .map_err(de::Error::custom);
             }
-            if map.contains_key(&key) {
-                return Err(de::Error::custom(format_args!("{DUPLICATE_KEY}{key:?}")));
+            // One lookup per key: the entry is claimed before its value is read.
+            match map.entry(key) {
+                serde_json::map::Entry::Occupied(taken) => {
+                    return Err(de::Error::custom(format_args!(
+                        "{DUPLICATE_KEY}{:?}",
+                        taken.key()
+                    )));
+                }
+                serde_json::map::Entry::Vacant(slot) => {
+                    let StrictValue(value) = access.next_value()?;
+                    slot.insert(value);
+                }
             }
-            let StrictValue(value) = access.next_value()?;
-            map.insert(key, value);
         }
         Ok(Value::Object(map))
     }
