@@ -103,8 +103,10 @@ const LOCAL_KEYS: &[&str] = &["kind", "value", "summary"];
 const AGENT_MEMORY_KEYS: &[&str] = &["kind", "output_name", "plan_run_id", "summary"];
 const KINDS: &[&str] = &["local", "agent_memory"];
 
-/// A key of an `Output` object: its index in `kind`, `value`, `summary`, `output_name`,
-/// `plan_run_id`.
+/// Every key of either variant, in the order [`OutputKey`] numbers them.
+const KEYS: [&str; 5] = ["kind", "value", "summary", "output_name", "plan_run_id"];
+
+/// A key of an `Output` object: its index in [`KEYS`].
 struct OutputKey(usize);
 
 impl<'de> Deserialize<'de> for OutputKey {
@@ -116,8 +118,7 @@ impl<'de> Deserialize<'de> for OutputKey {
                 f.write_str("an Output key")
             }
             fn visit_str<E: de::Error>(self, key: &str) -> Result<OutputKey, E> {
-                ["kind", "value", "summary", "output_name", "plan_run_id"]
-                    .iter()
+                KEYS.iter()
                     .position(|k| *k == key)
                     .map(OutputKey)
                     .ok_or_else(|| E::unknown_field(key, LOCAL_KEYS))
@@ -177,8 +178,7 @@ impl<'de> Visitor<'de> for OutputVisitor {
         let mut seen = [false; 5];
         while let Some(OutputKey(key)) = map.next_key()? {
             if std::mem::replace(&mut seen[key], true) {
-                let name = ["kind", "value", "summary", "output_name", "plan_run_id"][key];
-                return Err(de::Error::duplicate_field(name));
+                return Err(de::Error::duplicate_field(KEYS[key]));
             }
             match key {
                 0 => kind = Some(map.next_value::<Kind>()?),
