@@ -64,7 +64,7 @@ fn resolve(py: Python<'_>, bytes: Vec<u8>, origin: &str) -> PyResult<PyConfig> {
     let (config, report) =
         resolve_config(Some(user)).map_err(|e| rejected(py, origin, "config", e.to_string()))?;
     Ok(PyConfig {
-        resolved: Arc::new(ResolvedConfig { config, report }),
+        resolved: Arc::new(ResolvedConfig::new(config, report)),
         source: Some(bytes),
     })
 }

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use planrun_converter::report::LossReport;
 use planrun_converter::upgrade::{resolve_config, ConvertError};
 use planrun_legacy::{LegacyDocument, ParseError};
+use planrun_v2::render::Rendered;
 
 use crate::names::fnv1a64;
 
@@ -17,6 +18,8 @@ pub struct ResolvedConfig {
     pub config: planrun_v2::Config,
     /// The report entries of resolving it; they open every run's loss report.
     pub report: LossReport,
+    /// The config's text inside a run, written once for all the runs that hold it.
+    rendered: Rendered<planrun_v2::Config>,
 }
 
 /// A `--config` file could not be used.
@@ -52,13 +55,28 @@ pub enum ConfigError {
 }
 
 impl ResolvedConfig {
+    /// A resolved config and the report of resolving it.
+    pub fn new(config: planrun_v2::Config, report: LossReport) -> Self {
+        let rendered = Rendered::new(config.clone());
+        ResolvedConfig {
+            config,
+            report,
+            rendered,
+        }
+    }
+
+    /// The config rendered once (see [`planrun_v2::render`]).
+    pub(crate) fn rendered(&self) -> &Rendered<planrun_v2::Config> {
+        &self.rendered
+    }
+
     /// The SDK's defaults (no `--config`).
     pub fn sdk_defaults() -> Result<Self, ConfigError> {
         let (config, report) = resolve_config(None).map_err(|source| ConfigError::Resolve {
             path: PathBuf::from("(SDK defaults)"),
             source,
         })?;
-        Ok(ResolvedConfig { config, report })
+        Ok(ResolvedConfig::new(config, report))
     }
 
     /// A legacy Config file over the SDK's defaults.
@@ -79,7 +97,7 @@ impl ResolvedConfig {
                 path: path.to_owned(),
                 source,
             })?;
-        Ok(ResolvedConfig { config, report })
+        Ok(ResolvedConfig::new(config, report))
     }
 
     /// A fingerprint of the config and its report: a resumed migration must use the same one.

@@ -28,7 +28,8 @@ use planrun_converter::upgrade::{upgrade_with_plan, ConvertError, Sources};
 use planrun_converter::PlanConversion;
 use planrun_legacy::json::{from_tree, located, parse_value};
 use planrun_legacy::{DocKind, ErrorKind, LegacyDocument, Parsed, Plan};
-use planrun_v2::PlanRunV2;
+use planrun_v2::render::{self, Rendered, Shared};
+use planrun_v2::{PlanRunV2, PlanV2};
 use serde_json::Value;
 
 use crate::config::ResolvedConfig;
@@ -112,12 +113,12 @@ impl<T> Default for Cache<T> {
 /// A referenced document as read: `Ok(None)` when the store has none of that name.
 type Reference = Result<Option<Parsed>, Failure>;
 
-/// A plan as read, and its conversion to `PlanV2` once a run has needed it: the conversion
-/// depends on the plan alone, and runs share plans.
+/// A plan as read, and its conversion to `PlanV2` and that plan's text once a run has needed
+/// them: the conversion depends on the plan alone, and runs share plans.
 #[derive(Debug)]
 pub(crate) struct PlanRead {
     read: Reference,
-    converted: OnceLock<PlanConversion>,
+    converted: OnceLock<(PlanConversion, Rendered<PlanV2>)>,
 }
 
 impl PlanRead {
@@ -128,9 +129,13 @@ impl PlanRead {
         }
     }
 
-    /// The plan's conversion, made on first use.
-    fn converted(&self, plan: &Plan) -> &PlanConversion {
-        self.converted.get_or_init(|| plan_from_legacy(plan))
+    /// The plan's conversion and the converted plan rendered, made on first use.
+    fn converted(&self, plan: &Plan) -> &(PlanConversion, Rendered<PlanV2>) {
+        self.converted.get_or_init(|| {
+            let conversion = plan_from_legacy(plan);
+            let rendered = Rendered::new(conversion.plan.clone());
+            (conversion, rendered)
+        })
     }
 }
 
@@ -403,7 +408,7 @@ fn convert_legacy(
         .as_deref()
         .zip(plan)
         .map(|(p, plan)| p.converted(plan));
-    let converted = upgrade_with_plan(&sources, r6, plan_converted);
+    let converted = upgrade_with_plan(&sources, r6, plan_converted.map(|(c, _)| c));
     if let Some(failure) = problem.into_inner() {
         return Err(failure);
     }
@@ -459,7 +464,11 @@ fn convert_legacy(
     report.extend(converted.report);
     // Most documents fit the first buffer: growing one by doubling copied it six times.
     let mut text = Vec::with_capacity(16 * 1024);
-    serde_json::to_writer_pretty(&mut text, &converted.run).expect("V2 runs are JSON");
+    let shared = Shared {
+        plan: plan_converted.map(|(_, rendered)| rendered),
+        config: Some(config.rendered()),
+    };
+    render::to_writer_pretty(&mut text, &converted.run, shared).expect("V2 runs are JSON");
     text.push(b'\n');
     let mut agent_memory = found.into_inner();
     agent_memory.sort();

@@ -15,23 +15,8 @@ use serde_json::value::RawValue;
 use xxhash_rust::xxh3::Xxh3Builder;
 
 use crate::output::{LocalDataValue, Output, StepOutputValue};
-use crate::run::{LegacyResidue, PlanRunState};
+use crate::run::{LegacyResidue, PlanRunState, FIELDS};
 use crate::{ids, int, wire, Clarification, Config, EndUser, PlanV2};
-
-/// The keys of a [`PlanRunV2`](crate::PlanRunV2), in its order; all but `legacy` required.
-const FIELDS: [&str; 11] = [
-    "id",
-    "state",
-    "current_step_index",
-    "plan",
-    "end_user",
-    "step_output_values",
-    "final_output",
-    "plan_run_inputs",
-    "config",
-    "clarifications",
-    "legacy",
-];
 
 /// A key of the run, as the derived reader names it: its index in [`FIELDS`].
 struct Field(usize);

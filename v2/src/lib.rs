@@ -27,6 +27,7 @@ mod ids;
 mod int;
 mod output;
 mod plan;
+pub mod render;
 mod run;
 mod schema;
 mod step;

@@ -14,6 +14,21 @@ use crate::plan::PlanV2;
 use crate::wire::{self, Nullable};
 use planrun_wire::{serde_object, serde_unit};
 
+/// The keys of a [`PlanRunV2`](crate::PlanRunV2), in its order; all but `legacy` required.
+pub(crate) const FIELDS: [&str; 11] = [
+    "id",
+    "state",
+    "current_step_index",
+    "plan",
+    "end_user",
+    "step_output_values",
+    "final_output",
+    "plan_run_inputs",
+    "config",
+    "clarifications",
+    "legacy",
+];
+
 /// A plan run with everything needed to read, resume or downgrade it: its plan, end user,
 /// outputs, inputs, config and clarifications.
 #[derive(Serialize, Deserialize, JsonSchema, Debug, Clone, PartialEq)]

@@ -1,0 +1,112 @@
+//! Writing many runs that share their plan and config: the shared parts are rendered once, as
+//! they appear inside a pretty-printed run, and copied into each run whose part equals them.
+//! The bytes are those of `serde_json::to_writer_pretty(run)`, which the tests check.
+
+use std::io;
+
+use serde::ser::{SerializeStruct, Serializer};
+use serde::Serialize;
+use serde_json::value::RawValue;
+
+use crate::run::FIELDS;
+use crate::{Config, PlanRunV2, PlanV2};
+
+/// A value and its pretty JSON text as a field of a run (one level deep) writes it.
+#[derive(Debug, Clone)]
+pub struct Rendered<T> {
+    value: T,
+    text: Box<RawValue>,
+}
+
+impl<T: Serialize + PartialEq> Rendered<T> {
+    /// Renders `value` once.
+    pub fn new(value: T) -> Self {
+        // Inside `[…]` the value is written one level down, as a field of a run is.
+        let mut text = serde_json::to_string_pretty(&[&value]).expect("V2 values are JSON");
+        text.truncate(text.len() - "\n]".len());
+        text.drain(.."[\n  ".len());
+        let text = RawValue::from_string(text).expect("one JSON value");
+        Rendered { value, text }
+    }
+
+    /// The value rendered.
+    pub fn value(&self) -> &T {
+        &self.value
+    }
+
+    /// The rendered text when `value` equals the rendered value.
+    fn text_for<'a>(this: Option<&'a Self>, value: &T) -> Option<&'a RawValue> {
+        this.filter(|r| r.value == *value).map(|r| &*r.text)
+    }
+}
+
+/// The parts of runs rendered once: either may be absent, and a run whose part differs from
+/// the rendered one gets its own written as usual.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Shared<'a> {
+    /// The plan the runs execute.
+    pub plan: Option<&'a Rendered<PlanV2>>,
+    /// The config the runs execute with.
+    pub config: Option<&'a Rendered<Config>>,
+}
+
+/// Writes `run` as `serde_json::to_writer_pretty` does, copying the shared parts' text.
+pub fn to_writer_pretty<W: io::Write>(
+    writer: W,
+    run: &PlanRunV2,
+    shared: Shared<'_>,
+) -> serde_json::Result<()> {
+    serde_json::to_writer_pretty(writer, &WithShared { run, shared })
+}
+
+struct WithShared<'a> {
+    run: &'a PlanRunV2,
+    shared: Shared<'a>,
+}
+
+impl Serialize for WithShared<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let run = self.run;
+        let len = FIELDS.len() - usize::from(run.legacy.is_none());
+        let mut s = serializer.serialize_struct("PlanRunV2", len)?;
+        let [id, state, step, plan, end_user, outputs, final_output, inputs, config, clarifications, legacy] =
+            FIELDS;
+        s.serialize_field(id, &run.id)?;
+        s.serialize_field(state, &run.state)?;
+        s.serialize_field(step, &run.current_step_index)?;
+        match Rendered::text_for(self.shared.plan, &run.plan) {
+            Some(text) => s.serialize_field(plan, text)?,
+            None => s.serialize_field(plan, &run.plan)?,
+        }
+        s.serialize_field(end_user, &run.end_user)?;
+        s.serialize_field(outputs, &run.step_output_values)?;
+        s.serialize_field(final_output, &run.final_output)?;
+        s.serialize_field(inputs, &run.plan_run_inputs)?;
+        match Rendered::text_for(self.shared.config, &run.config) {
+            Some(text) => s.serialize_field(config, text)?,
+            None => s.serialize_field(config, &run.config)?,
+        }
+        s.serialize_field(clarifications, &run.clarifications)?;
+        if let Some(residue) = &run.legacy {
+            s.serialize_field(legacy, residue)?;
+        }
+        s.end()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_part_equal_to_the_rendered_one_is_copied_and_only_then() {
+        let config = Config::sdk_defaults();
+        let rendered = Rendered::new(config.clone());
+        let text = Rendered::text_for(Some(&rendered), &config).expect("copied");
+        let top = serde_json::to_string_pretty(&config).unwrap();
+        assert_eq!(text.get(), top.replace('\n', "\n  "));
+        let mut other = config;
+        other.storage_dir = Some("elsewhere".to_owned());
+        assert!(Rendered::text_for(Some(&rendered), &other).is_none());
+    }
+}
