@@ -171,6 +171,15 @@ pub fn parse(src: &[u8]) -> Result<Parsed, ParseError> {
     Ok(parsed)
 }
 
+/// Detects and reads a document without checking that writing it back gives its bytes: for a
+/// file that is kept as it is, never rewritten, so nothing it holds can be lost on the way.
+pub fn read(src: &[u8]) -> Result<(Detection, LegacyDocument), ParseError> {
+    let input = parse_value(src)?;
+    let detection = detect_tree(src, &input)?;
+    let (document, _) = read_document(src, input, detection.kind, detection.version())?;
+    Ok((detection, document))
+}
+
 /// Only detects: what the document is and which versions could have written it.
 pub fn detect(src: &[u8]) -> Result<Detection, ParseError> {
     detect_tree(src, &parse_value(src)?)

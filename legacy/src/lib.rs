@@ -41,7 +41,7 @@ pub use context::{
 };
 pub use detect::{Detection, DocKind, Evidence};
 pub use document::{
-    detect, parse, LegacyDocument, Normalization, Parsed, RunContextSnapshot, StepKey,
+    detect, parse, read, LegacyDocument, Normalization, Parsed, RunContextSnapshot, StepKey,
 };
 pub use error::{ErrorKind, ParseError};
 pub use id::{run_prefixes, ClarificationId, PlanId, Prefix, PrefixedId, RunId, UUID_PATTERN};

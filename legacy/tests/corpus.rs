@@ -1,5 +1,5 @@
 //! Law 1 over the real corpus: every document the SDK wrote is detected as what its manifest says
-//! and re-emitted byte for byte.
+//! and re-emitted byte for byte, and `read` (which skips that check) reads it as `parse` does.
 
 mod common {
     pub(crate) mod corpus;
@@ -11,7 +11,7 @@ use std::sync::Mutex;
 
 use common::corpus::{corpus_documents, corpus_root, not_a_document};
 
-use planrun_legacy::{parse, DocKind, LegacyDocument, Version, MASK};
+use planrun_legacy::{parse, read, DocKind, LegacyDocument, Version, MASK};
 use serde_json::Value;
 
 /// What the manifest (or, for whole stores, the file name) says the file is.
@@ -64,6 +64,12 @@ fn every_corpus_document_is_detected_and_reemitted_exactly() {
         let version = Version::parse(version_name).unwrap();
         let bytes = std::fs::read(path).unwrap();
         let parsed = parse(&bytes).unwrap_or_else(|e| panic!("{rel}: {e}"));
+        let (detection, document) = read(&bytes).unwrap_or_else(|e| panic!("{rel}: {e}"));
+        assert_eq!(
+            (&detection, &document),
+            (&parsed.detection, &parsed.document),
+            "{rel}: `read` differs from `parse`"
+        );
         let detection = &parsed.detection;
         assert_eq!(
             detection.kind,

@@ -670,21 +670,23 @@ fn memory_file(
     let Some(bytes) = store.read(doc)? else {
         return Ok(None);
     };
-    let parsed = planrun_legacy::parse(&bytes).map_err(|e| Failure::parse(e, &path))?;
-    if parsed.detection.kind != DocKind::Output {
+    // The file is copied byte for byte, so its re-emission is not checked.
+    let (detection, document) =
+        planrun_legacy::read(&bytes).map_err(|e| Failure::parse(e, &path))?;
+    if detection.kind != DocKind::Output {
         return Err(Failure::rejected(
             &path,
             "mismatch",
             format!(
                 "the agent-memory file holds a {} document, not a stored output",
-                parsed.detection.kind.as_str()
+                detection.kind.as_str()
             ),
         ));
     }
     // The SDK reads these files as LocalDataValue only (`get_plan_run_output`), so a stored
     // AgentMemoryValue, which points elsewhere again, fails its `full_value()`.
     if matches!(
-        parsed.document,
+        document,
         LegacyDocument::Output(planrun_legacy::Output::AgentMemory(_))
     ) {
         return Err(Failure::rejected(
