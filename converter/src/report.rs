@@ -5,6 +5,7 @@
 //! `{"run": …, "plan": …, "end_user": …, "config": …}` (so `/run/execution_context` or
 //! `/plan/steps/0/custom_key`). Target pointers point into the V2 document.
 
+use std::borrow::Cow;
 use std::fmt;
 
 use serde::Serialize;
@@ -54,7 +55,7 @@ pub struct Entry {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub to: Option<String>,
     /// Why, in words (the rename table's text where a table row applies).
-    pub note: String,
+    pub note: Cow<'static, str>,
     /// The value concerned, for drops and defaults; secrets are never recorded here.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub value: Option<Value>,
@@ -74,7 +75,7 @@ impl LossReport {
         kind: EntryKind,
         from: Option<String>,
         to: Option<String>,
-        note: impl Into<String>,
+        note: impl Into<Cow<'static, str>>,
         value: Option<Value>,
     ) {
         self.entries.push(Entry {

@@ -95,7 +95,7 @@ impl Residue {
                 entry.kind = EntryKind::Moved;
                 entry.to = Some(residue_path(&v2.id));
                 entry.value = None;
-                entry.note = format!("{}; kept in the store's residue", entry.note);
+                entry.note = format!("{}; kept in the store's residue", entry.note).into();
             }
         }
         let user_back = match written_user {

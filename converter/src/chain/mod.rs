@@ -19,7 +19,7 @@ use planrun_legacy::{
     RunR4, RunR5, RunR6, RunRefKey, RunW1, Version,
 };
 
-use crate::renames::{row, rows_from, Op, Row};
+use crate::renames::{row, rows_from, Op, Row, TABLE};
 use crate::report::{EntryKind, LossReport};
 
 /// A run brought to R6, with what the chain moved out of it and what it did.
@@ -103,9 +103,20 @@ fn typed_from(version: Version) -> bool {
     })[version as usize]
 }
 
-/// `W1→R0 w1.id: why`, as every entry of a row cites it.
-pub(crate) fn note(row: &Row) -> String {
-    format!("{} {}: {}", row.step(), row.id, row.note)
+/// `W1→R0 w1.id: why`, as every entry of a row cites it; written once per row of the table.
+pub(crate) fn note(row: &'static Row) -> &'static str {
+    static NOTES: OnceLock<Vec<String>> = OnceLock::new();
+    let notes = NOTES.get_or_init(|| {
+        TABLE
+            .iter()
+            .map(|row| format!("{} {}: {}", row.step(), row.id, row.note))
+            .collect()
+    });
+    let index = TABLE
+        .iter()
+        .position(|r| std::ptr::eq(r, row))
+        .expect("a row of the table");
+    &notes[index]
 }
 
 /// What the typed steps collect on the way.
@@ -116,7 +127,7 @@ struct Typed {
 }
 
 /// The run-id prefix rows' old and new prefixes.
-fn prefixes(row: &Row) -> (Prefix, Prefix, &'static str) {
+fn prefixes(row: &'static Row) -> (Prefix, Prefix, &'static str) {
     let Op::RewritePrefix { at, from, to } = row.op else {
         panic!("{} is not a prefix rewrite", row.id)
     };
@@ -130,13 +141,13 @@ fn prefixes(row: &Row) -> (Prefix, Prefix, &'static str) {
 }
 
 /// A default of the table, as the type it fills.
-fn default_of<T: DeserializeOwned>(row: &Row, text: &str) -> T {
+fn default_of<T: DeserializeOwned>(row: &'static Row, text: &str) -> T {
     serde_json::from_str(text)
         .unwrap_or_else(|e| panic!("{}: the default {text} does not fit: {e}", row.id))
 }
 
 impl Typed {
-    fn renamed(&mut self, row: &Row, at: &str) {
+    fn renamed(&mut self, row: &'static Row, at: &str) {
         let Op::RenameKey { from, to, .. } = row.op else {
             panic!("{} is not a rename", row.id)
         };
@@ -149,7 +160,7 @@ impl Typed {
         );
     }
 
-    fn coerced(&mut self, row: &Row, place: String) {
+    fn coerced(&mut self, row: &'static Row, place: String) {
         self.report.push(
             EntryKind::Coerced,
             Some(place.clone()),
@@ -159,7 +170,7 @@ impl Typed {
         );
     }
 
-    fn keep_in_residue(&mut self, row: &Row, value: Value) {
+    fn keep_in_residue(&mut self, row: &'static Row, value: Value) {
         let Op::ToResidue { at } = row.op else {
             panic!("{} does not keep a value in the residue", row.id)
         };

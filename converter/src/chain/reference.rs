@@ -43,7 +43,7 @@ pub fn to_r6(run: &LegacyRun) -> Result<AtR6, ChainError> {
 }
 
 fn apply(
-    row: &Row,
+    row: &'static Row,
     tree: &mut Value,
     residue: &mut IndexMap<String, Value>,
     report: &mut LossReport,

@@ -17,7 +17,7 @@ use crate::report::{EntryKind, LossReport};
 pub(super) fn assemble(plan: &Plan, steps: Vec<Converted>) -> PlanConversion {
     let mut residue = IndexMap::new();
     let mut report = LossReport::default();
-    let mut keep = |report: &mut LossReport, key: String, value: Value, note: &str| {
+    let mut keep = |report: &mut LossReport, key: String, value: Value, note: &'static str| {
         let to = format!("/legacy/entries/{}", escape_pointer_token(&key));
         report.push(EntryKind::Moved, Some(key.clone()), Some(to), note, None);
         residue.insert(key, value);
@@ -212,9 +212,8 @@ pub(super) fn assemble(plan: &Plan, steps: Vec<Converted>) -> PlanConversion {
     }
 }
 
-fn row_note(id: &str) -> String {
-    let row = renames::row(id);
-    format!("{} {}: {}", row.step(), row.id, row.note)
+fn row_note(id: &str) -> &'static str {
+    crate::chain::note(renames::row(id))
 }
 
 /// The entries of a recognised builder step: its type, name and blocks, and each field.
@@ -222,10 +221,10 @@ fn report_builder_step(report: &mut LossReport, i: usize, step: &StepV2) {
     let at = format!("/plan/steps/{i}");
     let from = |field: &str| Some(format!("{at}/{field}"));
     let tag = step.type_tag();
-    let derived = |report: &mut LossReport, source: &str, field: &str, note: &str| {
+    let derived = |report: &mut LossReport, source: &str, field: &str, note: &'static str| {
         report.push(EntryKind::Derived, from(source), from(field), note, None);
     };
-    let defaulted = |report: &mut LossReport, field: &str, value: Value, note: &str| {
+    let defaulted = |report: &mut LossReport, field: &str, value: Value, note: &'static str| {
         report.push(EntryKind::Defaulted, None, from(field), note, Some(value));
     };
     report.push(
