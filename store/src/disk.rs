@@ -131,20 +131,12 @@ pub fn read_nofollow(path: &Path) -> io::Result<Vec<u8>> {
         return Err(io::Error::other("not a regular file"));
     }
     // Sized by the one fstat above (File's own read_to_end would stat and seek again) and read
-    // by Read's default read_to_end, which fills spare capacity without zeroing it first. The
-    // extra byte lets the second read see the end; a file that grew meanwhile is still read whole.
+    // through `Take`, whose read_to_end is Read's default one and which, like File, fills spare
+    // capacity without zeroing it first (a reader with only `read` gets it zeroed). The extra
+    // byte lets the second read see the end; a file that grew meanwhile is still read whole.
     let mut bytes = Vec::with_capacity(usize::try_from(metadata.len()).unwrap_or(0) + 1);
-    PlainRead(&file).read_to_end(&mut bytes)?;
+    (&file).take(u64::MAX).read_to_end(&mut bytes)?;
     Ok(bytes)
-}
-
-/// A reader with only `read`, so that `read_to_end` is `Read`'s default one.
-struct PlainRead<'a>(&'a std::fs::File);
-
-impl Read for PlainRead<'_> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        self.0.read(buf)
-    }
 }
 
 /// Lists a store directory (names only; no file is opened).
