@@ -1,6 +1,7 @@
 //! The journal reader `--resume` trusts, on any bytes. Laws: it stops at a line boundary inside
 //! the bytes; the journal cut there (what a resume keeps) reads back to the same lines, whole,
-//! and so does the cheaper view of each line the resume also reads; a line appended after the cut
+//! and so do the cheaper views of each line the resume also reads (its head as JSON, and as read
+//! from the line's first bytes); a line appended after the cut
 //! is read back; and a journal cut anywhere reads as the lines that end before the cut.
 #![no_main]
 
@@ -51,6 +52,22 @@ fuzz_target!(|data: &[u8]| {
     assert!(
         !heads.torn && n == lines.len(),
         "the cheap view stops elsewhere: {n} of {}",
+        lines.len()
+    );
+
+    let mut prefixes = Reader::new(Cursor::new(kept));
+    let mut n = 0;
+    while let Some(head) = prefixes.next_head().expect("reading memory cannot fail") {
+        assert_eq!(
+            (head.event, head.run.as_ref()),
+            (lines[n].event, lines[n].run.as_ref()),
+            "line {n}: another head from the line's first bytes"
+        );
+        n += 1;
+    }
+    assert!(
+        !prefixes.torn && n == lines.len(),
+        "the heads read from first bytes stop elsewhere: {n} of {}",
         lines.len()
     );
 

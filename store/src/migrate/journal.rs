@@ -168,6 +168,32 @@ impl Head {
     pub fn is_final(&self) -> bool {
         matches!(self.event, Event::Completed | Event::Failed)
     }
+
+    /// The head of a line as [`Line::to_jsonl`] writes a run line, `{"event":"…","run":"…",`,
+    /// taken from its first bytes without reading the rest; `None` when the line does not
+    /// start so (a header, a session line, a name with escapes), and it has to be read as JSON.
+    fn from_prefix(line: &[u8]) -> Option<Head> {
+        let rest = line.strip_prefix(b"{\"event\":\"")?;
+        let (event, rest) = [
+            (Event::Started, "started"),
+            (Event::Completed, "completed"),
+            (Event::Failed, "failed"),
+        ]
+        .into_iter()
+        .find_map(|(event, name)| Some((event, rest.strip_prefix(name.as_bytes())?)))?;
+        let rest = rest.strip_prefix(b"\",\"run\":\"")?;
+        let end = rest
+            .iter()
+            .position(|&b| b == b'"' || b == b'\\' || b < 0x20)?;
+        if rest[end] != b'"' || rest.get(end + 1) != Some(&b',') {
+            return None;
+        }
+        let run = std::str::from_utf8(&rest[..end]).ok()?;
+        Some(Head {
+            event,
+            run: Some(run.to_owned()),
+        })
+    }
 }
 
 /// Reads a journal line by line, stopping at the first torn or invalid line. Reads a file by
@@ -207,8 +233,22 @@ impl<R: BufRead> Reader<R> {
         self.next_as()
     }
 
+    /// The [`Head`] of the next line, read from its first bytes where it can be: unlike
+    /// `next_as::<Head>()` this does not check that the rest of a run line is valid JSON, so a
+    /// caller that needs the lines to be valid reads them again with [`Reader::next_line`]
+    /// (and sees it stop at an invalid one).
+    pub fn next_head(&mut self) -> io::Result<Option<Head>> {
+        self.next_with(|line| Head::from_prefix(line).or_else(|| serde_json::from_slice(line).ok()))
+    }
+
     /// Reads the next line as `T`, a [`Line`] or a cheaper view of some of its fields.
     pub fn next_as<T: DeserializeOwned>(&mut self) -> io::Result<Option<T>> {
+        self.next_with(|line| serde_json::from_slice(line).ok())
+    }
+
+    /// The next line as `read` reads it; `None` at the end, or at a line it cannot read, where
+    /// the reader stops for good (`torn`).
+    fn next_with<T>(&mut self, read: impl FnOnce(&[u8]) -> Option<T>) -> io::Result<Option<T>> {
         if self.torn {
             return Ok(None);
         }
@@ -224,7 +264,7 @@ impl<R: BufRead> Reader<R> {
             self.torn = true;
             return Ok(None);
         }
-        if let Ok(line) = serde_json::from_slice::<T>(&self.buf) {
+        if let Some(line) = read(&self.buf) {
             self.good_len += n as u64;
             Ok(Some(line))
         } else {
@@ -386,6 +426,65 @@ mod tests {
     /// field, so `["header","x"]` read as a Line with `format: "x"` but as a Head (the view a
     /// resume reads first) with `run: "x"`. A line that is not an object is invalid in both.
     #[test]
+    fn a_head_read_from_the_first_bytes_is_the_head_serde_reads() {
+        let names = [
+            "prun-a.json",
+            "",
+            "ünïcode.json",
+            "with \"quote\".json",
+            "back\\slash.json",
+            "tab\t.json",
+        ];
+        let mut text = Line {
+            event: Event::Header,
+            src: Some("/src".into()),
+            ..Line::default()
+        }
+        .to_jsonl();
+        text.push_str(
+            &Line {
+                event: Event::Session,
+                resume: Some(false),
+                ..Line::default()
+            }
+            .to_jsonl(),
+        );
+        for event in [Event::Started, Event::Completed, Event::Failed] {
+            for name in names {
+                let line = Line {
+                    class: Some(Class::Converted),
+                    entries: Some(vec![("moved".into(), "/run/x".into(), 1)]),
+                    ..run_line(event, name)
+                };
+                let jsonl = line.to_jsonl();
+                let fast = Head::from_prefix(jsonl.as_bytes());
+                let plain = !name.contains(['"', '\\', '\t']);
+                assert_eq!(fast.is_some(), plain, "{jsonl}");
+                if let Some(fast) = fast {
+                    assert_eq!((fast.event, fast.run.as_deref()), (event, Some(name)));
+                }
+                text.push_str(&jsonl);
+            }
+        }
+        text.push_str("{\"event\":\"started\",\"run\":\"x\",}\n");
+        let mut reader = Reader::new(text.as_bytes());
+        let mut heads = Vec::new();
+        while let Some(head) = reader.next_head().unwrap() {
+            heads.push((head.event, head.run));
+        }
+        assert!(!reader.torn);
+        let mut reader = Reader::new(text.as_bytes());
+        let mut serde_heads = Vec::new();
+        while let Some(head) = reader.next_as::<Head>().unwrap() {
+            serde_heads.push((head.event, head.run));
+        }
+        assert!(reader.torn);
+        // The invalid last line passes the prefix: only a full read stops there.
+        assert_eq!(heads.len(), 3 * names.len() + 3);
+        assert_eq!(heads[..heads.len() - 1], serde_heads[..]);
+    }
+
+    #[test]
     fn a_line_that_is_not_an_object_is_invalid_in_every_view() {
         let text = b"[\"header\",\"x\"]\n";
         let mut lines = Reader::new(&text[..]);
@@ -393,6 +492,9 @@ mod tests {
         assert!(lines.torn && lines.good_len == 0);
         let mut heads = Reader::new(&text[..]);
         assert!(heads.next_as::<Head>().unwrap().is_none());
+        assert!(heads.torn && heads.good_len == 0);
+        let mut heads = Reader::new(&text[..]);
+        assert!(heads.next_head().unwrap().is_none());
         assert!(heads.torn && heads.good_len == 0);
     }
 }

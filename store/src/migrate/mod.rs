@@ -50,7 +50,7 @@ use std::time::Instant;
 use planrun_v2::check::Checker;
 use rayon::prelude::*;
 
-use self::journal::{Event, Head, Line, MemoryRecord, OpenError, Reader, Writer, JOURNAL_FORMAT};
+use self::journal::{Event, Line, MemoryRecord, OpenError, Reader, Writer, JOURNAL_FORMAT};
 use self::report::{entry_counts, BatchReport, Builder};
 use crate::fsio::shard_temp_prefix;
 use crate::{
@@ -791,15 +791,14 @@ fn completed_and_intact(journal: &Path, dst: &Path) -> Result<HashSet<String>, M
     Ok(done)
 }
 
-/// For every run, the (1-based) index of its last `completed`/`failed` line.
+/// For every run, the (1-based) index of its last `completed`/`failed` line. Reads only the
+/// lines' heads: the callers read the lines again in full, and stop where one is invalid (a
+/// resume has cut those off; verify reports one).
 fn last_final_lines(journal: &Path) -> Result<HashMap<String, u64>, MigrateError> {
     let mut last = HashMap::new();
     let mut reader = Reader::open(journal).map_err(io_err("cannot read", journal))?;
     let mut index = 0u64;
-    while let Some(line) = reader
-        .next_as::<Head>()
-        .map_err(io_err("cannot read", journal))?
-    {
+    while let Some(line) = reader.next_head().map_err(io_err("cannot read", journal))? {
         index += 1;
         if line.is_final() {
             if let Some(run) = line.run {
@@ -1094,6 +1093,12 @@ fn verify(
         tally(joined(check_batch(batch)), &mut problems);
         Ok(())
     })?;
+    if reader.torn {
+        problems.push(format!(
+            "the journal's line {} is not a journal line",
+            index + 1
+        ));
+    }
     if verified != completed && problems.is_empty() {
         problems.push(format!(
             "{completed} completed runs, {verified} verified outputs"
