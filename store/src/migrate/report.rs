@@ -3,7 +3,6 @@
 //! the slowest and largest runs, every rejected or blocked run with where and why, and the store
 //! entries a migration does not read. Shard reports merge into one ([`merge`]).
 
-use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -152,6 +151,12 @@ const KEYED: [&str; 6] = [
 /// (`/run/outputs/step_outputs/$flights` → `/run/outputs/step_outputs/*`).
 pub fn field_of(pointer: &str) -> String {
     let mut out = String::with_capacity(pointer.len());
+    write_field(&mut out, pointer);
+    out
+}
+
+/// Writes [`field_of`] `pointer` to `out`.
+fn write_field(out: &mut String, pointer: &str) {
     let mut prev = "";
     // The tokens after each `/`, found by byte and sliced at those (ASCII) bytes: neither a
     // searcher nor a UTF-8 check per token, on every entry of every run.
@@ -169,20 +174,27 @@ pub fn field_of(pointer: &str) -> String {
         }
         prev = token;
     }
-    out
 }
 
 /// A run's loss-report entries counted per kind and field, sorted: the `entries` of its
 /// journal line.
 pub fn entry_counts(report: &LossReport) -> Vec<(String, String, u64)> {
-    let mut counts: BTreeMap<(EntryKind, String), u64> = BTreeMap::new();
+    // Kept sorted; a field is copied once per distinct (kind, field), not once per entry.
+    let mut counts: Vec<(EntryKind, String, u64)> = Vec::new();
+    let mut field = String::new();
     for entry in &report.entries {
         let pointer = entry.from.as_deref().or(entry.to.as_deref()).unwrap_or("");
-        *counts.entry((entry.kind, field_of(pointer))).or_default() += 1;
+        field.clear();
+        write_field(&mut field, pointer);
+        let key = (entry.kind, field.as_str());
+        match counts.binary_search_by(|(kind, field, _)| (*kind, field.as_str()).cmp(&key)) {
+            Ok(at) => counts[at].2 += 1,
+            Err(at) => counts.insert(at, (entry.kind, field.clone(), 1)),
+        }
     }
     counts
         .into_iter()
-        .map(|((kind, field), n)| (kind.as_str().to_owned(), field, n))
+        .map(|(kind, field, n)| (kind.as_str().to_owned(), field, n))
         .collect()
 }
 
@@ -556,6 +568,37 @@ mod tests {
         assert_eq!(field_of("/"), "/");
         assert_eq!(field_of("//a/"), "//a/");
         assert_eq!(field_of("run/3/é/step_outputs/x"), "/*/é/step_outputs/*");
+    }
+
+    #[test]
+    fn entries_are_counted_per_kind_and_field_in_order() {
+        let mut report = LossReport::default();
+        let pointers = [
+            (EntryKind::Moved, Some("/run/outputs/step_outputs/$b")),
+            (EntryKind::Dropped, Some("/plan/steps/0/x")),
+            (EntryKind::Moved, Some("/run/outputs/step_outputs/$a")),
+            (EntryKind::Defaulted, None),
+            (EntryKind::Moved, Some("/plan/id")),
+            (EntryKind::Dropped, Some("/plan/steps/12/x")),
+            (EntryKind::Defaulted, None),
+        ];
+        for (kind, from) in pointers {
+            report.push(kind, from.map(str::to_owned), None, "why", None);
+        }
+        let mut reference = std::collections::BTreeMap::new();
+        for entry in &report.entries {
+            let field = field_of(entry.from.as_deref().unwrap_or(""));
+            *reference.entry((entry.kind, field)).or_insert(0) += 1;
+        }
+        let reference: Vec<(String, String, u64)> = reference
+            .into_iter()
+            .map(|((kind, field), n)| (kind.as_str().to_owned(), field, n))
+            .collect();
+        assert_eq!(entry_counts(&report), reference);
+        assert_eq!(
+            entry_counts(&report)[0],
+            ("moved".to_owned(), "/plan/id".to_owned(), 1)
+        );
     }
 
     fn line(run: &str, class: Class, micros: u64, bytes_in: u64) -> Line {
