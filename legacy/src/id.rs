@@ -198,28 +198,37 @@ fn id_schema(prefixes: &[Prefix], description: &str) -> Schema {
     })
 }
 
-impl fmt::Display for PrefixedId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl PrefixedId {
+    /// `<prefix>-<uuid>` written into `buf`, without allocating: ids are everywhere.
+    fn text<'b>(&self, buf: &'b mut [u8; 41]) -> &'b str {
         const HEX: &[u8; 16] = b"0123456789abcdef";
-        // 32 hex digits in 8-4-4-4-12 groups, written without allocating: ids are everywhere.
-        let mut text = [0u8; 36];
-        let mut at = 0;
+        let prefix = self.prefix.as_str().as_bytes();
+        buf[..prefix.len()].copy_from_slice(prefix);
+        let mut at = prefix.len();
+        buf[at] = b'-';
+        at += 1;
+        // 32 hex digits in 8-4-4-4-12 groups.
         for nibble in (0..32).rev() {
-            if matches!(at, 8 | 13 | 18 | 23) {
-                text[at] = b'-';
+            if matches!(at - prefix.len() - 1, 8 | 13 | 18 | 23) {
+                buf[at] = b'-';
                 at += 1;
             }
-            text[at] = HEX[((self.uuid >> (nibble * 4)) & 0xf) as usize];
+            buf[at] = HEX[((self.uuid >> (nibble * 4)) & 0xf) as usize];
             at += 1;
         }
-        let uuid = std::str::from_utf8(&text).expect("hex digits are ASCII");
-        write!(f, "{}-{uuid}", self.prefix.as_str())
+        std::str::from_utf8(&buf[..at]).expect("ASCII")
+    }
+}
+
+impl fmt::Display for PrefixedId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.text(&mut [0; 41]))
     }
 }
 
 impl Serialize for PrefixedId {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_str(self)
+        serializer.serialize_str(self.text(&mut [0; 41]))
     }
 }
 
