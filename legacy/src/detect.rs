@@ -218,7 +218,12 @@ fn since(first: Version) -> VersionSet {
 const HEAD: Version = Version::HEAD;
 
 fn child(pointer: &str, key: &str) -> String {
-    format!("{pointer}/{}", escape_pointer_token(key))
+    let token = escape_pointer_token(key);
+    let mut child = String::with_capacity(pointer.len() + 1 + token.len());
+    child.push_str(pointer);
+    child.push('/');
+    child.push_str(&token);
+    child
 }
 
 /// Says what the document is and which versions could have written it.

@@ -1,6 +1,7 @@
 //! Reading JSON strictly (no duplicate keys, no `NaN`) with errors that point into the source, and
 //! writing it exactly as the SDK does (`model_dump_json(indent=4)`) or as Python's `json.dumps`.
 
+use std::borrow::Cow;
 use std::fmt::Write as _;
 use std::str::FromStr;
 
@@ -194,8 +195,12 @@ pub fn path_to_pointer(path: &serde_path_to_error::Path) -> String {
 }
 
 /// Escapes one reference token of a JSON pointer (`~` → `~0`, `/` → `~1`).
-pub fn escape_pointer_token(token: &str) -> String {
-    token.replace('~', "~0").replace('/', "~1")
+pub fn escape_pointer_token(token: &str) -> Cow<'_, str> {
+    if token.contains(['~', '/']) {
+        Cow::Owned(token.replace('~', "~0").replace('/', "~1"))
+    } else {
+        Cow::Borrowed(token)
+    }
 }
 
 /// A JSON value read with duplicate keys rejected and number text kept exactly.
@@ -661,6 +666,16 @@ fn walk_differences(a: &Value, b: &Value, pointer: &mut String, out: &mut Vec<Di
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pointer_tokens_escape_tilde_then_slash_and_borrow_the_rest() {
+        assert_eq!(escape_pointer_token("a~/b"), "a~0~1b");
+        assert_eq!(escape_pointer_token("~1"), "~01");
+        assert!(matches!(
+            escape_pointer_token("$flights"),
+            Cow::Borrowed("$flights")
+        ));
+    }
 
     #[test]
     fn the_comparing_writer_agrees_with_the_text() {
