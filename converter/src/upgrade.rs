@@ -557,86 +557,30 @@ fn typed_clarification(
     let resolved = clar.resolved;
     let source = clar.source.clone().flatten();
     let extra = clar.extra.clone();
+    // Every variant has the common fields; each adds its category's own keys.
+    macro_rules! variant {
+        ($name:ident $(, $key:ident)*) => {
+            V::$name {
+                id,
+                plan_run_id,
+                response,
+                step,
+                user_guidance,
+                resolved,
+                source,
+                $($key: field(clar, stringify!($key))?,)*
+                extra,
+            }
+        };
+    }
     Ok(match clar.category {
-        Category::Argument => V::Argument {
-            id,
-            plan_run_id,
-            response,
-            step,
-            user_guidance,
-            resolved,
-            source,
-            argument_name: field(clar, "argument_name")?,
-            extra,
-        },
-        Category::Action => V::Action {
-            id,
-            plan_run_id,
-            response,
-            step,
-            user_guidance,
-            resolved,
-            source,
-            action_url: field(clar, "action_url")?,
-            require_confirmation: field(clar, "require_confirmation")?,
-            extra,
-        },
-        Category::Input => V::Input {
-            id,
-            plan_run_id,
-            response,
-            step,
-            user_guidance,
-            resolved,
-            source,
-            argument_name: field(clar, "argument_name")?,
-            extra,
-        },
-        Category::MultipleChoice => V::MultipleChoice {
-            id,
-            plan_run_id,
-            response,
-            step,
-            user_guidance,
-            resolved,
-            source,
-            argument_name: field(clar, "argument_name")?,
-            options: field(clar, "options")?,
-            extra,
-        },
-        Category::ValueConfirmation => V::ValueConfirmation {
-            id,
-            plan_run_id,
-            response,
-            step,
-            user_guidance,
-            resolved,
-            source,
-            argument_name: field(clar, "argument_name")?,
-            extra,
-        },
-        Category::UserVerification => V::UserVerification {
-            id,
-            plan_run_id,
-            response,
-            step,
-            user_guidance,
-            resolved,
-            source,
-            extra,
-        },
-        Category::Custom => V::Custom {
-            id,
-            plan_run_id,
-            response,
-            step,
-            user_guidance,
-            resolved,
-            source,
-            name: field(clar, "name")?,
-            data: field(clar, "data")?,
-            extra,
-        },
+        Category::Argument => variant!(Argument, argument_name),
+        Category::Action => variant!(Action, action_url, require_confirmation),
+        Category::Input => variant!(Input, argument_name),
+        Category::MultipleChoice => variant!(MultipleChoice, argument_name, options),
+        Category::ValueConfirmation => variant!(ValueConfirmation, argument_name),
+        Category::UserVerification => variant!(UserVerification),
+        Category::Custom => variant!(Custom, name, data),
     })
 }
 
