@@ -149,9 +149,7 @@ impl Parsed {
 
 /// Detects and parses a legacy document.
 pub fn parse(src: &[u8]) -> Result<Parsed, ParseError> {
-    let input = parse_value(src)?;
-    let detection = detect_tree(src, &input)?;
-    let (document, step_key) = read_document(src, input, detection.kind, detection.version())?;
+    let (detection, document, step_key) = detect_and_read(src)?;
     let mut parsed = Parsed {
         document,
         detection,
@@ -174,10 +172,16 @@ pub fn parse(src: &[u8]) -> Result<Parsed, ParseError> {
 /// Detects and reads a document without checking that writing it back gives its bytes: for a
 /// file that is kept as it is, never rewritten, so nothing it holds can be lost on the way.
 pub fn read(src: &[u8]) -> Result<(Detection, LegacyDocument), ParseError> {
+    let (detection, document, _) = detect_and_read(src)?;
+    Ok((detection, document))
+}
+
+/// The tree of `src`, what it is, and the document read from it as that version.
+fn detect_and_read(src: &[u8]) -> Result<(Detection, LegacyDocument, StepKey), ParseError> {
     let input = parse_value(src)?;
     let detection = detect_tree(src, &input)?;
-    let (document, _) = read_document(src, input, detection.kind, detection.version())?;
-    Ok((detection, document))
+    let (document, step_key) = read_document(src, input, detection.kind, detection.version())?;
+    Ok((detection, document, step_key))
 }
 
 /// Only detects: what the document is and which versions could have written it.
