@@ -528,7 +528,7 @@ proptest::proptest! {
         let tree = planrun_legacy::json::parse_value(text.as_bytes()).unwrap();
         let v2: planrun_v2::PlanRunV2 = planrun_legacy::json::from_tree(text.as_bytes(), &tree).unwrap();
         let mut want = v2.clone();
-        want.config = config.config.clone();
+        want.config = config.config().clone();
         let mut want_text = serde_json::to_string_pretty(&want).unwrap();
         want_text.push('\n');
         let Ok(down) = downgrade_to_head(&v2, true) else {

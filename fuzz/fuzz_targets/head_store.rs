@@ -78,7 +78,7 @@ fuzz_target!(|data: &[u8]| {
     // A V2 run read as it is comes back with the config its conversion is given, as every run
     // converted from a HEAD store does.
     let mut want = read_v2(&out.bytes, "the V2 run");
-    want.config = config().config.clone();
+    want.config = config().config().clone();
     assert_same_text(
         &again.bytes,
         v2_text(&want).as_bytes(),

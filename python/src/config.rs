@@ -127,7 +127,7 @@ impl PyConfig {
     fn config<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         json_to_py(
             py,
-            &serde_json::to_string(&self.resolved.config).expect("config is JSON"),
+            &serde_json::to_string(self.resolved.config()).expect("config is JSON"),
         )
     }
 

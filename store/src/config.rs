@@ -14,11 +14,10 @@ use crate::names::fnv1a64;
 /// defaults, secrets redacted, with what resolving it did.
 #[derive(Debug, Clone)]
 pub struct ResolvedConfig {
-    /// The V2 config written into every run.
-    pub config: planrun_v2::Config,
     /// The report entries of resolving it; they open every run's loss report.
     pub report: LossReport,
-    /// The config's text inside a run, written once for all the runs that hold it.
+    /// The V2 config written into every run, with its text inside a run, written once for all
+    /// the runs that hold it.
     rendered: Rendered<planrun_v2::Config>,
 }
 
@@ -57,12 +56,15 @@ pub enum ConfigError {
 impl ResolvedConfig {
     /// A resolved config and the report of resolving it.
     pub fn new(config: planrun_v2::Config, report: LossReport) -> Self {
-        let rendered = Rendered::new(config.clone());
         ResolvedConfig {
-            config,
             report,
-            rendered,
+            rendered: Rendered::new(config),
         }
+    }
+
+    /// The V2 config written into every run.
+    pub fn config(&self) -> &planrun_v2::Config {
+        self.rendered.value()
     }
 
     /// The config rendered once (see [`planrun_v2::render`]).
@@ -102,7 +104,7 @@ impl ResolvedConfig {
 
     /// A fingerprint of the config and its report: a resumed migration must use the same one.
     pub fn fingerprint(&self) -> String {
-        let text = serde_json::to_string(&(&self.config, &self.report)).expect("config is JSON");
+        let text = serde_json::to_string(&(self.config(), &self.report)).expect("config is JSON");
         format!("{:016x}", fnv1a64(text.as_bytes()))
     }
 }

@@ -401,7 +401,7 @@ fn convert_legacy(
             Some(Ok(Some(parsed))) => &parsed.normalizations,
             _ => &[],
         },
-        config: &config.config,
+        config: config.config(),
         agent_memory: store_only.map(|_| &exists as &dyn Fn(&str, &str) -> bool),
     };
     let plan_converted = plan_read
