@@ -3,7 +3,9 @@
 //! generated runs, on every single-edit mutant of them, on top-level edits (a repeated, unknown
 //! or missing key, not an object, trailing bytes) and at serde_json's depth limit (also in the
 //! step-output and run-input values it checks without building them); and a plan,
-//! end user or config it accepted once does not make it accept a text whose own are wrong.
+//! end user or config it accepted once does not make it accept a text whose own are wrong,
+//! whether the run is pretty printed (when an accepted plan or config is cut out, not read) or
+//! not, nor when an accepted text stands where a pretty run's plan would but is not its plan.
 
 use proptest::prelude::*;
 use serde_json::Value;
@@ -29,15 +31,20 @@ fn same_verdict(checker: &Checker, text: &str) -> bool {
     whole.is_ok()
 }
 
-/// `doc` and all its mutants through one checker (so that what it remembers is in play); how
-/// many were accepted.
+/// `doc` and all its mutants through one checker (so that what it remembers is in play),
+/// written compact and pretty; how many were accepted.
 fn every_mutant(checker: &Checker, doc: &Value) -> usize {
     let text = serde_json::to_string_pretty(doc).unwrap();
     assert!(same_verdict(checker, &text), "the run itself is refused");
     let mut accepted = 1;
     for mutant in mutants(doc) {
-        let text = serde_json::to_string(&mutant.doc).unwrap();
-        accepted += usize::from(same_verdict(checker, &text));
+        let compact = serde_json::to_string(&mutant.doc).unwrap();
+        let pretty = serde_json::to_string_pretty(&mutant.doc).unwrap();
+        accepted += usize::from(same_verdict(checker, &compact));
+        assert_eq!(
+            same_verdict(checker, &compact),
+            same_verdict(checker, &pretty)
+        );
     }
     accepted
 }
@@ -155,6 +162,56 @@ fn a_remembered_plan_does_not_hide_another_runs_bad_one() {
             &checker,
             &serde_json::to_string(&bad).unwrap()
         ));
+        assert!(!same_verdict(
+            &checker,
+            &serde_json::to_string_pretty(&bad).unwrap()
+        ));
+    }
+}
+
+#[test]
+fn a_pretty_run_whose_plan_and_config_were_accepted_is_read_without_them() {
+    let checker = Checker::new();
+    let mut run = fixture();
+    let first = serde_json::to_string_pretty(&run).unwrap();
+    assert!(same_verdict(&checker, &first));
+    assert_eq!(checker.cut_reads(), 0, "nothing was accepted before");
+    run["id"] = Value::from("prun-11111111-1111-1111-1111-111111111111");
+    assert!(same_verdict(
+        &checker,
+        &serde_json::to_string_pretty(&run).unwrap()
+    ));
+    assert_eq!(checker.cut_reads(), 1);
+    run["state"] = Value::from("NOT_A_STATE");
+    assert!(!same_verdict(
+        &checker,
+        &serde_json::to_string_pretty(&run).unwrap()
+    ));
+    assert_eq!(checker.cut_reads(), 1);
+}
+
+#[test]
+fn an_accepted_plan_text_away_from_the_runs_plan_is_not_taken_for_it() {
+    let checker = Checker::new();
+    let good = serde_json::to_string_pretty(&fixture()).unwrap();
+    assert!(same_verdict(&checker, &good));
+    let plan = serde_json::to_string_pretty(&[&fixture()["plan"]]).unwrap();
+    let plan = &plan["[\n  ".len()..plan.len() - "\n]".len()];
+    // Lines shaped like a pretty run's plan field, inside a step output that comes first; the
+    // run's own plan is the accepted one, then a refused one.
+    for own in [fixture()["plan"].clone(), Value::from("not a plan")] {
+        let mut run = fixture();
+        run["plan"] = own;
+        run["step_output_values"][0]["output"]["value"] = Value::from("@@");
+        let object = run.as_object_mut().unwrap();
+        let outputs = object.shift_remove_entry("step_output_values").unwrap();
+        object.shift_insert(0, outputs.0, outputs.1);
+        let text = serde_json::to_string_pretty(&run)
+            .unwrap()
+            .replace("\"@@\"", &format!("{{\n  \"plan\": {plan},\n  \"x\": 1}}"));
+        let before = checker.cut_reads();
+        same_verdict(&checker, &text);
+        assert_eq!(checker.cut_reads(), before, "{text}");
     }
 }
 
