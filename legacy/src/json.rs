@@ -285,8 +285,7 @@ pub fn to_sdk_json<T: Serialize + ?Sized>(value: &T) -> String {
     let mut out = Vec::with_capacity(1024);
     let formatter = SdkFormatter(serde_json::ser::PrettyFormatter::with_indent(b"    "));
     let mut ser = serde_json::Serializer::with_formatter(&mut out, formatter);
-    value
-        .serialize(&mut ser)
+    planrun_wire::text::serialize(value, &mut ser)
         .expect("legacy models serialise to JSON infallibly");
     String::from_utf8(out).expect("serde_json writes UTF-8")
 }
@@ -297,7 +296,7 @@ pub fn writes_as_sdk<T: Serialize + ?Sized>(value: &T, expected: &[u8]) -> bool 
     let mut rest = expected;
     let formatter = SdkFormatter(serde_json::ser::PrettyFormatter::with_indent(b"    "));
     let mut ser = serde_json::Serializer::with_formatter(Compare(&mut rest), formatter);
-    value.serialize(&mut ser).is_ok() && rest.is_empty()
+    planrun_wire::text::serialize(value, &mut ser).is_ok() && rest.is_empty()
 }
 
 /// A writer that accepts only the bytes it expects next.
@@ -323,9 +322,7 @@ impl std::io::Write for Compare<'_, '_> {
 pub fn to_python_json(value: &Value) -> String {
     let mut out = Vec::with_capacity(64);
     let mut ser = serde_json::Serializer::with_formatter(&mut out, PythonFormatter);
-    value
-        .serialize(&mut ser)
-        .expect("JSON values serialise infallibly");
+    planrun_wire::text::serialize(value, &mut ser).expect("JSON values serialise infallibly");
     String::from_utf8(out).expect("serde_json writes UTF-8")
 }
 

@@ -50,13 +50,14 @@ pub struct Shared<'a> {
     pub config: Option<&'a Rendered<Config>>,
 }
 
-/// Writes `run` as `serde_json::to_writer_pretty` does, copying the shared parts' text.
+/// Writes `run` as `serde_json::to_writer_pretty` does, copying the shared parts' text (and
+/// escaping strings with `planrun_wire::text`, which writes the same bytes faster).
 pub fn to_writer_pretty<W: io::Write>(
     writer: W,
     run: &PlanRunV2,
     shared: Shared<'_>,
 ) -> serde_json::Result<()> {
-    serde_json::to_writer_pretty(writer, &WithShared { run, shared })
+    planrun_wire::text::to_writer_pretty(writer, &WithShared { run, shared })
 }
 
 struct WithShared<'a> {
