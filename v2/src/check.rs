@@ -245,8 +245,20 @@ impl Checker {
 
     /// Reads `bytes` as a run, taking the `{}` of each of `cuts` as accepted.
     fn read(&self, bytes: &[u8], cuts: &[Cut]) -> Result<(String, usize), serde_json::Error> {
+        // Valid UTF-8 (every run planrun writes) is checked once, in bulk, rather than string by
+        // string; anything else is read as bytes, for the verdict serde_json gives them.
+        match std::str::from_utf8(bytes) {
+            Ok(text) => self.read_from(serde_json::Deserializer::from_str(text), cuts),
+            Err(_) => self.read_from(serde_json::Deserializer::from_slice(bytes), cuts),
+        }
+    }
+
+    fn read_from<'de, R: serde_json::de::Read<'de>>(
+        &self,
+        mut de: serde_json::Deserializer<R>,
+        cuts: &[Cut],
+    ) -> Result<(String, usize), serde_json::Error> {
         wire::checking_values(|| {
-            let mut de = serde_json::Deserializer::from_slice(bytes);
             let found = de.deserialize_map(RunVisitor {
                 checker: self,
                 cuts,

@@ -102,6 +102,25 @@ fn top_level_edits_get_the_readers_verdicts() {
 }
 
 #[test]
+fn bytes_that_are_not_utf8_get_the_readers_verdict() {
+    let checker = Checker::new();
+    let text = serde_json::to_string_pretty(&fixture()).unwrap();
+    for (from, to) in [
+        ("user_guidance\": \"", "user_guidance\": \"\u{ff}"),
+        ("{", "{ "),
+    ] {
+        let mut bytes = text.replacen(from, to, 1).into_bytes();
+        if let Some(at) = bytes.windows(2).position(|w| w == [0xc3, 0xbf]) {
+            bytes.splice(at..at + 2, [0xff]);
+        }
+        let whole = serde_json::from_slice::<PlanRunV2>(&bytes).map(|run| run.id);
+        let checked = checker.check(&bytes);
+        assert_eq!(whole.is_ok(), checked.is_ok(), "{checked:?}");
+        assert_eq!(whole.ok(), checked.ok());
+    }
+}
+
+#[test]
 fn values_nested_to_the_depth_limit_get_the_readers_verdicts() {
     let checker = Checker::new();
     let mut verdicts = Vec::new();

@@ -238,12 +238,12 @@ impl<R: BufRead> Reader<R> {
     /// caller that needs the lines to be valid reads them again with [`Reader::next_line`]
     /// (and sees it stop at an invalid one).
     pub fn next_head(&mut self) -> io::Result<Option<Head>> {
-        self.next_with(|line| Head::from_prefix(line).or_else(|| serde_json::from_slice(line).ok()))
+        self.next_with(|line| Head::from_prefix(line).or_else(|| read(line)))
     }
 
     /// Reads the next line as `T`, a [`Line`] or a cheaper view of some of its fields.
     pub fn next_as<T: DeserializeOwned>(&mut self) -> io::Result<Option<T>> {
-        self.next_with(|line| serde_json::from_slice(line).ok())
+        self.next_with(read)
     }
 
     /// The next line as `read` reads it; `None` at the end, or at a line it cannot read, where
@@ -271,6 +271,15 @@ impl<R: BufRead> Reader<R> {
             self.torn = true;
             Ok(None)
         }
+    }
+}
+
+/// A line read as `T`, if it is one. Valid UTF-8 is checked once, in bulk, rather than string by
+/// string; anything else is read as bytes, for the verdict serde_json gives them.
+fn read<T: DeserializeOwned>(line: &[u8]) -> Option<T> {
+    match std::str::from_utf8(line) {
+        Ok(text) => serde_json::from_str(text).ok(),
+        Err(_) => serde_json::from_slice(line).ok(),
     }
 }
 
@@ -365,6 +374,23 @@ mod tests {
             event,
             run: Some(run.into()),
             ..Line::default()
+        }
+    }
+
+    #[test]
+    fn a_line_that_is_not_utf8_gets_the_verdict_serde_json_gives_its_bytes() {
+        // serde_json skips an unknown key's string without checking its UTF-8, so a line whose
+        // only bad bytes are there reads; a bad byte in a known field's string does not.
+        let ignored = b"{\"event\":\"session\",\"resume\":true,\"x\":\"\xff\"}\n";
+        let known = b"{\"event\":\"started\",\"run\":\"\xff.json\"}\n";
+        for (bytes, reads) in [(&ignored[..], true), (&known[..], false)] {
+            assert_eq!(
+                serde_json::from_slice::<Line>(&bytes[..bytes.len() - 1]).is_ok(),
+                reads
+            );
+            let mut reader = Reader::new(bytes);
+            assert_eq!(reader.next_line().unwrap().is_some(), reads);
+            assert_eq!(reader.torn, !reads);
         }
     }
 
