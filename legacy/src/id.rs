@@ -207,14 +207,15 @@ impl PrefixedId {
         let mut at = prefix.len();
         buf[at] = b'-';
         at += 1;
-        // 32 hex digits in 8-4-4-4-12 groups.
-        for nibble in (0..32).rev() {
-            if matches!(at - prefix.len() - 1, 8 | 13 | 18 | 23) {
+        // 32 hex digits in 8-4-4-4-12 groups, two per byte of the UUID.
+        for (i, byte) in self.uuid.to_be_bytes().into_iter().enumerate() {
+            if matches!(i, 4 | 6 | 8 | 10) {
                 buf[at] = b'-';
                 at += 1;
             }
-            buf[at] = HEX[((self.uuid >> (nibble * 4)) & 0xf) as usize];
-            at += 1;
+            buf[at] = HEX[usize::from(byte >> 4)];
+            buf[at + 1] = HEX[usize::from(byte & 0xf)];
+            at += 2;
         }
         std::str::from_utf8(&buf[..at]).expect("ASCII")
     }
