@@ -1,7 +1,10 @@
 //! Checks that serde and a published schema agree on a document (the law that serde accepts a document if and only if its schema does): serde
 //! accepts it if and only if the schema does. Reusable by every crate that publishes schemas.
 
+use std::fmt::Debug;
+
 use serde::de::DeserializeOwned;
+use serde_json::de::StrRead;
 use serde_json::{Map, Value};
 
 /// A compiled draft 2020-12 schema, ready to check many documents.
@@ -223,5 +226,41 @@ fn escape(key: &str) -> String {
 pub fn assert_valid_schema(schema: &Value) {
     if let Err(error) = jsonschema::meta::validate(schema) {
         panic!("not a valid JSON Schema: {error}");
+    }
+}
+
+/// Panics unless `T`'s own reader gives `text` the verdict, and the value, that `derived` (the
+/// derived reader of an internally tagged enum) gives it behind the strict check of its `tag`.
+/// For the types read key by key instead of through serde's buffered copy.
+pub fn assert_tagged_verdict<T: DeserializeOwned + PartialEq + Debug>(
+    text: &str,
+    tag: &str,
+    derived: impl FnOnce(&mut serde_json::Deserializer<StrRead<'_>>) -> serde_json::Result<T>,
+) {
+    let through_derived = {
+        let mut de = serde_json::Deserializer::from_str(text);
+        planrun_wire::strict::tagged(&mut de, tag, derived).and_then(|value| {
+            de.end()?;
+            Ok(value)
+        })
+    };
+    match (serde_json::from_str::<T>(text), through_derived) {
+        (Ok(a), Ok(b)) => assert_eq!(a, b, "{text}"),
+        (Err(_), Err(_)) => {}
+        (a, b) => panic!("own reader {a:?}, derived {b:?}, on {text}"),
+    }
+}
+
+/// The object with its keys in reverse order (a tag written first comes last); anything else
+/// as it is.
+pub fn reversed(doc: &Value) -> Value {
+    match doc {
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .rev()
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
+        ),
+        other => other.clone(),
     }
 }

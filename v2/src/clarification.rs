@@ -289,15 +289,12 @@ impl ClarificationCategory {
 
     /// The SDK's category string, which is also the `category` tag on the wire.
     pub fn as_str(self) -> &'static str {
-        match self {
-            ClarificationCategory::Argument => "Argument",
-            ClarificationCategory::Action => "Action",
-            ClarificationCategory::Input => "Input",
-            ClarificationCategory::MultipleChoice => "Multiple Choice",
-            ClarificationCategory::ValueConfirmation => "Value Confirmation",
-            ClarificationCategory::UserVerification => "User Verification",
-            ClarificationCategory::Custom => "Custom",
-        }
+        CATEGORY_NAMES[self.index()]
+    }
+
+    /// The category's place in [`ClarificationCategory::ALL`].
+    fn index(self) -> usize {
+        self as usize
     }
 
     /// The category for an SDK category string, if it is one.
@@ -427,97 +424,36 @@ const KEYS: [&str; 15] = [
     "extra",
 ];
 
+/// The keys every category has, with the category's own ones before `extra`.
+macro_rules! variant_keys {
+    ($($own:literal),*) => {
+        &[
+            "category",
+            "id",
+            "plan_run_id",
+            "response",
+            "step",
+            "user_guidance",
+            "resolved",
+            "source",
+            $($own,)*
+            "extra",
+        ]
+    };
+}
+
 /// The keys of each category, as [`ClarificationCategory::ALL`] orders them.
 const VARIANT_KEYS: [&[&str]; 7] = [
-    &[
-        "category",
-        "id",
-        "plan_run_id",
-        "response",
-        "step",
-        "user_guidance",
-        "resolved",
-        "source",
-        "argument_name",
-        "extra",
-    ],
-    &[
-        "category",
-        "id",
-        "plan_run_id",
-        "response",
-        "step",
-        "user_guidance",
-        "resolved",
-        "source",
-        "action_url",
-        "require_confirmation",
-        "extra",
-    ],
-    &[
-        "category",
-        "id",
-        "plan_run_id",
-        "response",
-        "step",
-        "user_guidance",
-        "resolved",
-        "source",
-        "argument_name",
-        "extra",
-    ],
-    &[
-        "category",
-        "id",
-        "plan_run_id",
-        "response",
-        "step",
-        "user_guidance",
-        "resolved",
-        "source",
-        "argument_name",
-        "options",
-        "extra",
-    ],
-    &[
-        "category",
-        "id",
-        "plan_run_id",
-        "response",
-        "step",
-        "user_guidance",
-        "resolved",
-        "source",
-        "argument_name",
-        "extra",
-    ],
-    &[
-        "category",
-        "id",
-        "plan_run_id",
-        "response",
-        "step",
-        "user_guidance",
-        "resolved",
-        "source",
-        "extra",
-    ],
-    &[
-        "category",
-        "id",
-        "plan_run_id",
-        "response",
-        "step",
-        "user_guidance",
-        "resolved",
-        "source",
-        "name",
-        "data",
-        "extra",
-    ],
+    variant_keys!("argument_name"),
+    variant_keys!("action_url", "require_confirmation"),
+    variant_keys!("argument_name"),
+    variant_keys!("argument_name", "options"),
+    variant_keys!("argument_name"),
+    variant_keys!(),
+    variant_keys!("name", "data"),
 ];
 
-/// The SDK's category strings, as [`ClarificationCategory::as_str`] spells them.
+/// The SDK's category strings, in the order of [`ClarificationCategory::ALL`].
 const CATEGORY_NAMES: [&str; 7] = [
     "Argument",
     "Action",
@@ -630,11 +566,7 @@ impl<'de> Visitor<'de> for ClarificationVisitor {
         let category = s
             .category
             .ok_or_else(|| de::Error::missing_field("category"))?;
-        let index = ClarificationCategory::ALL
-            .iter()
-            .position(|c| *c == category)
-            .expect("every category is listed");
-        let allowed = VARIANT_KEYS[index];
+        let allowed = VARIANT_KEYS[category.index()];
         if let Some(key) = (0..KEYS.len()).find(|k| seen[*k] && !allowed.contains(&KEYS[*k])) {
             return Err(de::Error::unknown_field(KEYS[key], allowed));
         }
@@ -695,41 +627,14 @@ mod tests {
     use serde_json::Value;
 
     use super::Clarification;
-    use crate::agreement::mutants;
+    use crate::agreement::{assert_tagged_verdict, mutants, reversed};
     use crate::strategies::clarification;
 
-    /// What the derived reader, behind the strict tag check, makes of `text`.
-    fn derived(text: &str) -> Result<Clarification, serde_json::Error> {
-        let mut de = serde_json::Deserializer::from_str(text);
-        let clarification =
-            planrun_wire::strict::tagged(&mut de, "category", |r| Clarification::deserialize(r))?;
-        de.end()?;
-        Ok(clarification)
-    }
-
     fn same_verdict(text: &str) {
-        let direct = serde_json::from_str::<Clarification>(text);
-        match (direct, derived(text)) {
-            (Ok(a), Ok(b)) => assert_eq!(a, b, "{text}"),
-            (Err(_), Err(_)) => {}
-            (a, b) => panic!("direct {a:?}, derived {b:?}, on {text}"),
-        }
+        assert_tagged_verdict(text, "category", |r| Clarification::deserialize(r));
     }
 
-    /// The object with its keys in reverse order (the tag last).
-    fn reversed(doc: &Value) -> Value {
-        match doc {
-            Value::Object(map) => Value::Object(
-                map.iter()
-                    .rev()
-                    .map(|(k, v)| (k.clone(), v.clone()))
-                    .collect(),
-            ),
-            other => other.clone(),
-        }
-    }
-
-    /// Every other category's name in place of `doc`'s.
+    /// `doc` under every category's name in turn.
     fn recategorised(doc: &Value) -> Vec<Value> {
         super::ClarificationCategory::ALL
             .iter()
@@ -739,6 +644,17 @@ mod tests {
                 other
             })
             .collect()
+    }
+
+    #[test]
+    fn each_category_has_its_place_and_its_name() {
+        for (i, category) in super::ClarificationCategory::ALL.into_iter().enumerate() {
+            assert_eq!(category.index(), i);
+            assert_eq!(
+                super::ClarificationCategory::from_sdk(category.as_str()),
+                Some(category)
+            );
+        }
     }
 
     #[test]

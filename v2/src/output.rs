@@ -221,41 +221,13 @@ impl<'de> Visitor<'de> for OutputVisitor {
 
 #[cfg(all(test, feature = "testkit"))]
 mod tests {
-    use proptest::prelude::*;
-    use serde_json::Value;
-
     use super::Output;
-    use crate::agreement::mutants;
+    use crate::agreement::{assert_tagged_verdict, mutants, reversed};
     use crate::strategies::output;
-
-    /// What the derived reader, behind the strict tag check, makes of `text`.
-    fn derived(text: &str) -> Result<Output, serde_json::Error> {
-        let mut de = serde_json::Deserializer::from_str(text);
-        let output = planrun_wire::strict::tagged(&mut de, "kind", |r| Output::deserialize(r))?;
-        de.end()?;
-        Ok(output)
-    }
+    use proptest::prelude::*;
 
     fn same_verdict(text: &str) {
-        let direct = serde_json::from_str::<Output>(text);
-        match (direct, derived(text)) {
-            (Ok(a), Ok(b)) => assert_eq!(a, b, "{text}"),
-            (Err(_), Err(_)) => {}
-            (a, b) => panic!("direct {a:?}, derived {b:?}, on {text}"),
-        }
-    }
-
-    /// The object with its keys in reverse order (the tag last).
-    fn reversed(doc: &Value) -> Value {
-        match doc {
-            Value::Object(map) => Value::Object(
-                map.iter()
-                    .rev()
-                    .map(|(k, v)| (k.clone(), v.clone()))
-                    .collect(),
-            ),
-            other => other.clone(),
-        }
+        assert_tagged_verdict(text, "kind", |r| Output::deserialize(r));
     }
 
     #[test]
