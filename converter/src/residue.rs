@@ -25,9 +25,12 @@ use crate::upgrade::{upgrade, Sources};
 /// The `format` of every residue file.
 pub const RESIDUE_FORMAT: &str = "planrun-residue/1";
 
+/// The directory a store keeps its runs' residues in, relative to its root.
+pub const RESIDUE_DIR: &str = ".planrun/residue";
+
 /// Where a store keeps the residue of run `id`, relative to its root.
 pub fn residue_path(id: &str) -> String {
-    format!(".planrun/residue/{id}.json")
+    format!("{RESIDUE_DIR}/{id}.json")
 }
 
 /// One change made to bring a file to HEAD's form, as its residue records it to undo it.

@@ -266,18 +266,18 @@ enum Kept {
 fn residue_of(store: &dyn Store, name: &str, bytes: &[u8]) -> Option<Kept> {
     let id = name.strip_suffix(".json")?;
     let doc = Doc::Residue(id);
-    let path = store.locate(&doc.relative());
+    let stale = || Some(Kept::Stale(store.locate(&doc.relative())));
     let text = match store.read(doc) {
         Ok(Some(text)) => text,
         Ok(None) => return None,
-        Err(_) => return Some(Kept::Stale(path)),
+        Err(_) => return stale(),
     };
     match Residue::read(&text) {
         Some(residue) => match residue.undo_run(bytes) {
             Some(undone) => Some(Kept::Applies(Box::new(residue), undone)),
-            None => Some(Kept::Stale(path)),
+            None => stale(),
         },
-        None => Some(Kept::Stale(path)),
+        None => stale(),
     }
 }
 

@@ -11,6 +11,9 @@ use std::io::{self, Read};
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use planrun_converter::residue::RESIDUE_DIR;
 
 use crate::fsio::{write_atomic, TempNamer};
 use crate::names::is_run_file_name;
@@ -21,12 +24,18 @@ use crate::store::{Doc, Listing, Sink, Store};
 #[derive(Debug, Clone)]
 pub struct DiskStore {
     dir: PathBuf,
+    /// Whether the store may hold residues (its residue directory is not missing), looked up
+    /// once: a migration asks for every run's residue, and most stores have none.
+    residues: OnceLock<bool>,
 }
 
 impl DiskStore {
     /// The store rooted at `dir` (nothing is opened yet).
     pub fn new(dir: impl Into<PathBuf>) -> Self {
-        DiskStore { dir: dir.into() }
+        DiskStore {
+            dir: dir.into(),
+            residues: OnceLock::new(),
+        }
     }
 
     /// The store's directory.
@@ -41,6 +50,15 @@ impl Store for DiskStore {
     }
 
     fn read(&self, doc: Doc<'_>) -> Result<Option<Vec<u8>>, Failure> {
+        if let Doc::Residue(_) = doc {
+            let residues = self.residues.get_or_init(|| {
+                let found = std::fs::symlink_metadata(self.dir.join(RESIDUE_DIR));
+                !matches!(found, Err(err) if err.kind() == io::ErrorKind::NotFound)
+            });
+            if !residues {
+                return Ok(None);
+            }
+        }
         if let Doc::AgentMemory { run_id, .. } = doc {
             let dir = self.dir.join(run_id);
             match std::fs::symlink_metadata(&dir) {
