@@ -888,7 +888,17 @@ fn work(ctx: &Ctx, index: usize) -> Result<Line, MigrateError> {
 /// The journaled hash of an output's bytes: XXH3-64 in hex, fast enough to hash every output
 /// twice (when written and when verified).
 fn content_hash(bytes: &[u8]) -> String {
-    format!("{:016x}", xxhash_rust::xxh3::xxh3_64(bytes))
+    hex16(xxhash_rust::xxh3::xxh3_64(bytes))
+}
+
+/// `format!("{n:016x}")`, without the formatting machinery: it runs for every file written
+/// and verified.
+fn hex16(n: u64) -> String {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    (0..16)
+        .rev()
+        .map(|nibble| char::from(HEX[((n >> (4 * nibble)) & 0xf) as usize]))
+        .collect()
 }
 
 /// Copies the agent-memory files (their bytes as the conversion read and checked them), then
@@ -1117,6 +1127,13 @@ fn verify(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn hashes_are_sixteen_lowercase_hex_digits() {
+        for n in [0, 1, 0x0123_4567_89ab_cdef, u64::MAX, 1 << 63] {
+            assert_eq!(hex16(n), format!("{n:016x}"));
+        }
+    }
 
     #[test]
     fn shards_parse_and_split_every_name_exactly_once() {
