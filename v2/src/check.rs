@@ -221,8 +221,9 @@ impl Checker {
         Checker::default()
     }
 
-    /// The run's id when `bytes` read as a [`PlanRunV2`](crate::PlanRunV2), else why not. Accepts exactly what
-    /// `serde_json::from_slice::<PlanRunV2>` accepts; the error may be worded differently.
+    /// The run's id when `bytes` read as a [`PlanRunV2`](crate::PlanRunV2), else why not.
+    /// Accepts exactly what `serde_json::from_slice::<PlanRunV2>` accepts; the error may be
+    /// worded differently.
     pub fn check(&self, bytes: &[u8]) -> Result<String, serde_json::Error> {
         if let Some(id) = self.check_cut(bytes) {
             return Ok(id);
@@ -271,10 +272,10 @@ impl Checker {
     /// The run's id when `bytes`, with the shared fields' texts accepted before cut out and
     /// replaced by `{}`, read as a run that takes every `{}` for its field. Then `bytes` read
     /// as a run too: the reader read the same bytes up to each `{}`, met it as the field's
-    /// value, and would have met the accepted text there instead, an object or array whose end
-    /// is its own, read at the depth it was accepted at. `None` when nothing was cut, or the
-    /// shortened text was refused or did not take every cut for its field: the whole read
-    /// gives the verdict then.
+    /// value, and would have met the accepted text there instead: an object, which ends where
+    /// it ends whatever follows, read at the depth it was accepted at. `None` when nothing was
+    /// cut, or the shortened text was refused or did not take every cut for its field: the
+    /// whole read gives the verdict then.
     fn check_cut(&self, bytes: &[u8]) -> Option<String> {
         let mut parts = Vec::with_capacity(SHARED.len());
         let mut from = 0;
