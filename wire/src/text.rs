@@ -1,11 +1,11 @@
 //! Writing JSON text faster than serde_json's own string escaping, with the same bytes.
 //!
-//! serde_json escapes a string one byte at a time; most of the bytes a migration writes are in
-//! long strings (step outputs, stringified values) that need no escape at all. [`serialize`]
-//! runs a value through serde_json's serializer as usual, except that every string value is
-//! escaped here, eight bytes at a time, and handed to the writer as one raw fragment. Map keys,
-//! numbers and everything else go through serde_json unchanged, and so does any value that
-//! serialises itself as raw JSON text (`RawValue`, an arbitrary-precision number).
+//! serde_json escapes a string one byte at a time, and most of the bytes a migration writes are
+//! in long strings (step outputs, stringified values). [`serialize`] runs a value through
+//! serde_json's serializer as usual, except that a string value of 24 bytes or more is
+//! escaped here, a 64-bit word at a time, and handed to the writer as one raw fragment. Map
+//! keys, short strings, numbers and everything else go through serde_json unchanged, and so does
+//! any value that serialises itself as raw JSON text (`RawValue`, an arbitrary-precision number).
 
 use std::cell::RefCell;
 use std::fmt::Display;
@@ -27,7 +27,7 @@ const PRIVATE_PREFIX: &str = "$serde_json::private::";
 const SHORT: usize = 24;
 
 /// Serialises `value` into `serializer` exactly as `value.serialize(serializer)` does, with
-/// every string value escaped by [`escape_into`].
+/// its long string values escaped by [`escape_into`].
 pub fn serialize<W, F, T>(
     value: &T,
     serializer: &mut serde_json::Serializer<W, F>,
@@ -40,7 +40,7 @@ where
     value.serialize(Strings(serializer))
 }
 
-/// `serde_json::to_writer_pretty`, with every string value escaped by [`escape_into`].
+/// `serde_json::to_writer_pretty`, with long string values escaped by [`escape_into`].
 pub fn to_writer_pretty<W: std::io::Write, T: Serialize + ?Sized>(
     writer: W,
     value: &T,
