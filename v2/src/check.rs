@@ -26,25 +26,7 @@ struct Field(usize);
 
 impl<'de> Deserialize<'de> for Field {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_identifier(FieldVisitor)
-    }
-}
-
-struct FieldVisitor;
-
-impl Visitor<'_> for FieldVisitor {
-    type Value = Field;
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("field identifier")
-    }
-
-    fn visit_str<E: de::Error>(self, key: &str) -> Result<Field, E> {
-        FIELDS
-            .iter()
-            .position(|f| *f == key)
-            .map(Field)
-            .ok_or_else(|| E::unknown_field(key, &FIELDS))
+        wire::key_index(deserializer, &FIELDS, &FIELDS).map(Field)
     }
 }
 

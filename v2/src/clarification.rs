@@ -469,20 +469,7 @@ struct Key(usize);
 
 impl<'de> Deserialize<'de> for Key {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct KeyVisitor;
-        impl Visitor<'_> for KeyVisitor {
-            type Value = Key;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a Clarification key")
-            }
-            fn visit_str<E: de::Error>(self, key: &str) -> Result<Key, E> {
-                KEYS.iter()
-                    .position(|k| *k == key)
-                    .map(Key)
-                    .ok_or_else(|| E::unknown_field(key, &KEYS))
-            }
-        }
-        deserializer.deserialize_identifier(KeyVisitor)
+        crate::wire::key_index(deserializer, &KEYS, &KEYS).map(Key)
     }
 }
 

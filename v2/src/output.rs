@@ -111,20 +111,7 @@ struct OutputKey(usize);
 
 impl<'de> Deserialize<'de> for OutputKey {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct KeyVisitor;
-        impl Visitor<'_> for KeyVisitor {
-            type Value = OutputKey;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("an Output key")
-            }
-            fn visit_str<E: de::Error>(self, key: &str) -> Result<OutputKey, E> {
-                KEYS.iter()
-                    .position(|k| *k == key)
-                    .map(OutputKey)
-                    .ok_or_else(|| E::unknown_field(key, LOCAL_KEYS))
-            }
-        }
-        deserializer.deserialize_identifier(KeyVisitor)
+        wire::key_index(deserializer, &KEYS, LOCAL_KEYS).map(OutputKey)
     }
 }
 

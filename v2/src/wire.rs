@@ -46,6 +46,32 @@ impl<T: JsonSchema> JsonSchema for Nullable<T> {
     }
 }
 
+/// Reads an object key as its index in `keys`, for the readers that go through an object key by
+/// key; any other key is an unknown field, reported with `expected` as the keys allowed.
+pub(crate) fn key_index<'de, D: Deserializer<'de>>(
+    deserializer: D,
+    keys: &'static [&'static str],
+    expected: &'static [&'static str],
+) -> Result<usize, D::Error> {
+    struct KeyVisitor {
+        keys: &'static [&'static str],
+        expected: &'static [&'static str],
+    }
+    impl Visitor<'_> for KeyVisitor {
+        type Value = usize;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("an object key")
+        }
+        fn visit_str<E: serde::de::Error>(self, key: &str) -> Result<usize, E> {
+            self.keys
+                .iter()
+                .position(|k| *k == key)
+                .ok_or_else(|| E::unknown_field(key, self.expected))
+        }
+    }
+    deserializer.deserialize_identifier(KeyVisitor { keys, expected })
+}
+
 thread_local! {
     /// Whether [`value`] only checks the values it reads (see [`checking_values`]).
     static CHECKING: Cell<bool> = const { Cell::new(false) };
