@@ -19,7 +19,7 @@ fn main() {
 struct Inputs {
     runs: HashMap<Version, Vec<u8>>,
     plans: HashMap<String, Plan>,
-    config: planrun_v2::Config,
+    config: std::sync::Arc<planrun_v2::Config>,
 }
 
 fn inputs() -> &'static Inputs {

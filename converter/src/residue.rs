@@ -9,6 +9,8 @@
 //! residue is applied only to the very run and plan files it was made with (their FNV-1a
 //! hashes are recorded): once the SDK has saved a run again, its residue no longer applies.
 
+use std::sync::Arc;
+
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -171,7 +173,7 @@ impl Residue {
         &self,
         (run, plan): (&[u8], &[u8]),
         written_user: Option<&planrun_legacy::EndUser>,
-        config: &planrun_v2::Config,
+        config: &Arc<planrun_v2::Config>,
     ) -> Option<PlanRunV2> {
         let run = self.undo_run(run)?;
         let plan = self.undo_plan(plan)?;

@@ -1,6 +1,8 @@
 //! The final step: an R6 run, its Plan, its EndUser and a Config become one `PlanRunV2`.
 //! Every datum lands in a typed V2 field or in the `legacy` residue, and the report says which.
 
+use std::sync::Arc;
+
 use indexmap::IndexMap;
 use serde_json::{Map, Value};
 
@@ -30,8 +32,8 @@ pub struct Sources<'a> {
     pub plan_read: &'a [planrun_legacy::Normalization],
     /// What reading the end-user file changed, reported under `/end_user`.
     pub end_user_read: &'a [planrun_legacy::Normalization],
-    /// The resolved configuration (see [`resolve_config`]).
-    pub config: &'a planrun_v2::Config,
+    /// The resolved configuration (see [`resolve_config`]), shared by the runs converted with it.
+    pub config: &'a Arc<planrun_v2::Config>,
     /// Whether an agent-memory file exists (`<prun-id>/<output_name>.json`); `None` when there is
     /// no store to look in (a single document converted on its own).
     pub agent_memory: Option<MemoryCheck<'a>>,
@@ -71,7 +73,7 @@ pub enum ConvertError {
 /// clear (redacted).
 pub fn resolve_config(
     user: Option<&planrun_legacy::Config>,
-) -> Result<(planrun_v2::Config, LossReport), ConvertError> {
+) -> Result<(Arc<planrun_v2::Config>, LossReport), ConvertError> {
     let note = row("v2.config").note;
     let mut report = LossReport::default();
     let mut base =
@@ -131,7 +133,7 @@ pub fn resolve_config(
     }
     let config =
         serde_json::from_value(base).map_err(|e| ConvertError::Rejected(format!("config: {e}")))?;
-    Ok((config, report))
+    Ok((Arc::new(config), report))
 }
 
 /// Converts one legacy run (any version) to `PlanRunV2`.
@@ -148,16 +150,42 @@ pub fn upgrade(src: &Sources) -> Result<Converted, ConvertError> {
 /// [`upgrade`] for a caller that has already brought the run to R6 (with [`to_r6`] on
 /// `src.run`), e.g. to learn its end user before reading the end-user file.
 pub fn upgrade_at(src: &Sources, at: AtR6) -> Result<Converted, ConvertError> {
-    upgrade_with_plan(src, at, None)
+    convert(src, at, None).map(|(converted, _)| converted)
+}
+
+/// A conversion made with a plan converted beforehand, whose report leaves out the plan
+/// conversion's own entries (see [`upgrade_sharing_plan`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SharingPlan {
+    /// The conversion; its report lacks the plan conversion's entries.
+    pub converted: Converted,
+    /// Where in `converted.report.entries` the plan conversion's entries belong.
+    pub plan_entries_at: usize,
 }
 
 /// [`upgrade_at`] for a caller that keeps plans converted: `converted` is
-/// `plan_from_legacy(src.plan)`, which a batch makes once for all the runs of a plan.
-pub fn upgrade_with_plan(
+/// `plan_from_legacy(src.plan)` (its `report` is not read), which a batch makes once for all
+/// the runs of a plan. The run's report holds every entry but the plan conversion's, which
+/// are the same for every run of the plan: the caller keeps them once, not once per run.
+pub fn upgrade_sharing_plan(
+    src: &Sources,
+    at: AtR6,
+    converted: &PlanConversion,
+) -> Result<SharingPlan, ConvertError> {
+    let (converted, at) = convert(src, at, Some(converted))?;
+    Ok(SharingPlan {
+        converted,
+        plan_entries_at: at.expect("a shared plan conversion has its place"),
+    })
+}
+
+/// The conversion; with a plan converted beforehand, its report leaves out that conversion's
+/// entries and the index says where they belong.
+fn convert(
     src: &Sources,
     at: AtR6,
     converted: Option<&PlanConversion>,
-) -> Result<Converted, ConvertError> {
+) -> Result<(Converted, Option<usize>), ConvertError> {
     let mut report = normalization_entries("/run", &src.run.normalizations);
     report.extend(normalization_entries("/plan", src.plan_read));
     report.extend(normalization_entries("/end_user", src.end_user_read));
@@ -188,22 +216,24 @@ pub fn upgrade_with_plan(
             )));
         }
     }
-    let converted_plan = match converted {
-        Some(converted) => {
-            debug_assert_eq!(
-                converted,
-                &plan_from_legacy(legacy_plan),
-                "not this plan's conversion"
-            );
-            converted.clone()
-        }
-        None => plan_from_legacy(legacy_plan),
+    let (mut plan, plan_entries_at) = if let Some(converted) = converted {
+        debug_assert!(
+            {
+                let made = plan_from_legacy(legacy_plan);
+                made.plan == converted.plan && made.residue == converted.residue
+            },
+            "not this plan's conversion"
+        );
+        residue.extend(converted.residue.clone());
+        (Arc::clone(&converted.plan), Some(report.entries.len()))
+    } else {
+        let converted = plan_from_legacy(legacy_plan);
+        report.extend(converted.report);
+        residue.extend(converted.residue);
+        (converted.plan, None)
     };
-    let mut plan = converted_plan.plan;
-    report.extend(converted_plan.report);
-    residue.extend(converted_plan.residue);
     if legacy_plan.id.is_none() {
-        plan.id = run.plan_id.to_string();
+        Arc::make_mut(&mut plan).id = run.plan_id.to_string();
         report.push(
             EntryKind::Derived,
             Some("/run/plan_id".into()),
@@ -310,14 +340,14 @@ pub fn upgrade_with_plan(
         step_output_values,
         final_output,
         plan_run_inputs,
-        config: src.config.clone(),
+        config: Arc::clone(src.config),
         clarifications,
         legacy: (!residue.is_empty()).then(|| LegacyResidue {
             source_version: at.source_version.as_str().to_owned(),
             entries: residue,
         }),
     };
-    Ok(Converted { run: v2, report })
+    Ok((Converted { run: v2, report }, plan_entries_at))
 }
 
 fn state(state: planrun_legacy::RunState) -> planrun_v2::PlanRunState {

@@ -85,7 +85,7 @@ fn a_residue_that_mixes_plan_versions_is_refused_not_written() {
 fn a_plan_the_sdks_validators_refuse_is_not_written() {
     let mut v2 = v2_with_valued_plan();
     let step = v2.plan.steps[0].clone();
-    v2.plan.steps.push(step);
+    std::sync::Arc::make_mut(&mut v2.plan).steps.push(step);
     for result in [downgrade(&v2, true), downgrade_to_head(&v2, true)] {
         let Err(DowngradeError::Invalid(why)) = result else {
             panic!("downgraded: {result:?}");

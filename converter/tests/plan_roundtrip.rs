@@ -90,7 +90,7 @@ fn check(plan: &Plan, what: &str) -> PlanConversion {
     let text = serde_json::to_string(&conversion.plan).unwrap();
     let back: PlanV2 = serde_json::from_str(&text)
         .unwrap_or_else(|e| panic!("{what}: the V2 plan does not read back: {e}\n{text}"));
-    assert_eq!(back, conversion.plan, "{what}: serde round trip");
+    assert_eq!(back, *conversion.plan, "{what}: serde round trip");
     assert_eq!(
         conversion.plan.steps.len(),
         plan.steps.len(),

@@ -18,7 +18,7 @@ fuzz_target!(|data: &[u8]| {
                 &out.bytes[..],
                 "V2 text not in the writer's form"
             );
-            assert_drops_recorded(&out.report.entries, "upgrade");
+            assert_drops_recorded(&out.report.to_loss_report().entries, "upgrade");
         }
         Err(failure) => assert!(!failure.message.is_empty(), "a failure without a message"),
     }

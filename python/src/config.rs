@@ -136,7 +136,7 @@ impl PyConfig {
     fn report<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         json_to_py(
             py,
-            &serde_json::to_string(&self.resolved.report).expect("reports are JSON"),
+            &serde_json::to_string(self.resolved.report()).expect("reports are JSON"),
         )
     }
 

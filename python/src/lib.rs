@@ -160,7 +160,7 @@ impl Converted {
 
 /// A loss report, turned into JSON text only when asked for (most callers never look).
 enum Report {
-    Native(planrun_converter::LossReport),
+    Native(planrun_store::loss::RunReport),
     Json(String),
 }
 

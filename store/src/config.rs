@@ -2,12 +2,14 @@
 
 use std::io;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use planrun_converter::report::LossReport;
 use planrun_converter::upgrade::{resolve_config, ConvertError};
 use planrun_legacy::{LegacyDocument, ParseError};
 use planrun_v2::render::Rendered;
 
+use crate::loss::SharedEntries;
 use crate::names::fnv1a64;
 
 /// The configuration every run of a conversion gets: the user's `--config` over the SDK's
@@ -15,7 +17,7 @@ use crate::names::fnv1a64;
 #[derive(Debug, Clone)]
 pub struct ResolvedConfig {
     /// The report entries of resolving it; they open every run's loss report.
-    pub report: LossReport,
+    report: Arc<SharedEntries>,
     /// The V2 config written into every run, with its text inside a run, written once for all
     /// the runs that hold it.
     rendered: Rendered<planrun_v2::Config>,
@@ -55,15 +57,25 @@ pub enum ConfigError {
 
 impl ResolvedConfig {
     /// A resolved config and the report of resolving it.
-    pub fn new(config: planrun_v2::Config, report: LossReport) -> Self {
+    pub fn new(config: Arc<planrun_v2::Config>, report: LossReport) -> Self {
         ResolvedConfig {
-            report,
+            report: SharedEntries::new(report),
             rendered: Rendered::new(config),
         }
     }
 
-    /// The V2 config written into every run.
-    pub fn config(&self) -> &planrun_v2::Config {
+    /// The report entries of resolving it; they open every run's loss report.
+    pub fn report(&self) -> &LossReport {
+        self.report.report()
+    }
+
+    /// [`ResolvedConfig::report`], as the runs share it.
+    pub(crate) fn shared_report(&self) -> &Arc<SharedEntries> {
+        &self.report
+    }
+
+    /// The V2 config written into every run, shared by them.
+    pub fn config(&self) -> &Arc<planrun_v2::Config> {
         self.rendered.value()
     }
 
@@ -104,7 +116,7 @@ impl ResolvedConfig {
 
     /// A fingerprint of the config and its report: a resumed migration must use the same one.
     pub fn fingerprint(&self) -> String {
-        let text = serde_json::to_string(&(self.config(), &self.report)).expect("config is JSON");
+        let text = serde_json::to_string(&(self.config(), self.report())).expect("config is JSON");
         format!("{:016x}", fnv1a64(text.as_bytes()))
     }
 }

@@ -24,7 +24,7 @@ use planrun_converter::chain::to_r6;
 use planrun_converter::plan_from_legacy;
 use planrun_converter::report::{EntryKind, LossReport};
 use planrun_converter::residue::{residue_path, Residue};
-use planrun_converter::upgrade::{upgrade_with_plan, ConvertError, Sources};
+use planrun_converter::upgrade::{upgrade_at, upgrade_sharing_plan, ConvertError, Sources};
 use planrun_converter::PlanConversion;
 use planrun_legacy::json::{from_tree, located, parse_value};
 use planrun_legacy::{DocKind, ErrorKind, LegacyDocument, Parsed, Plan};
@@ -34,6 +34,7 @@ use serde_json::Value;
 
 use crate::config::ResolvedConfig;
 use crate::disk::{io_failure, read_nofollow, DiskStore};
+use crate::loss::{RunReport, SharedEntries};
 use crate::names::{is_run_file_name, run_key, safe_component};
 use crate::outcome::{Class, Failure, MemoryFile, RunOutput, RunResult};
 use crate::store::{Doc, Store};
@@ -118,7 +119,16 @@ type Reference = Result<Option<Parsed>, Failure>;
 #[derive(Debug)]
 pub(crate) struct PlanRead {
     read: Reference,
-    converted: OnceLock<(PlanConversion, Rendered<PlanV2>)>,
+    converted: OnceLock<PlanConverted>,
+}
+
+/// A plan's conversion, for all the runs of the plan: the conversion (its report taken out),
+/// the converted plan rendered, and the conversion's report entries, shared by the runs' reports.
+#[derive(Debug)]
+struct PlanConverted {
+    conversion: PlanConversion,
+    rendered: Rendered<PlanV2>,
+    entries: Arc<SharedEntries>,
 }
 
 impl PlanRead {
@@ -129,12 +139,17 @@ impl PlanRead {
         }
     }
 
-    /// The plan's conversion and the converted plan rendered, made on first use.
-    fn converted(&self, plan: &Plan) -> &(PlanConversion, Rendered<PlanV2>) {
+    /// The plan's conversion, made on first use.
+    fn converted(&self, plan: &Plan) -> &PlanConverted {
         self.converted.get_or_init(|| {
-            let conversion = plan_from_legacy(plan);
+            let mut conversion = plan_from_legacy(plan);
+            let entries = SharedEntries::new(std::mem::take(&mut conversion.report));
             let rendered = Rendered::new(conversion.plan.clone());
-            (conversion, rendered)
+            PlanConverted {
+                conversion,
+                rendered,
+                entries,
+            }
         })
     }
 }
@@ -408,7 +423,11 @@ fn convert_legacy(
         .as_deref()
         .zip(plan)
         .map(|(p, plan)| p.converted(plan));
-    let converted = upgrade_with_plan(&sources, r6, plan_converted.map(|(c, _)| c));
+    let converted = match plan_converted {
+        Some(plan) => upgrade_sharing_plan(&sources, r6, &plan.conversion)
+            .map(|sharing| (sharing.converted, Some((sharing.plan_entries_at, plan)))),
+        None => upgrade_at(&sources, r6).map(|converted| (converted, None)),
+    };
     if let Some(failure) = problem.into_inner() {
         return Err(failure);
     }
@@ -433,7 +452,7 @@ fn convert_legacy(
         ConvertError::Rejected(message) => Failure::rejected(origin, "mismatch", message),
         ConvertError::Chain(e) => Failure::rejected(origin, "internal", e.to_string()),
     })?;
-    let mut converted = converted;
+    let (mut converted, shared_plan) = converted;
     match residue {
         Some(Kept::Applies(residue, _)) => {
             residue
@@ -460,12 +479,22 @@ fn convert_legacy(
     }
     let id = converted.run.id.clone();
     check_output_name(&id, name, origin)?;
-    let mut report = config.report.clone();
-    report.extend(converted.report);
+    let mut report = RunReport::default();
+    report.share(config.shared_report());
+    match shared_plan {
+        Some((at, plan)) => {
+            let mut before = converted.report;
+            let after = before.entries.split_off(at);
+            report.extend(before);
+            report.share(&plan.entries);
+            report.extend(LossReport { entries: after });
+        }
+        None => report.extend(converted.report),
+    }
     // Most documents fit the first buffer: growing one by doubling copied it six times.
     let mut text = Vec::with_capacity(16 * 1024);
     let shared = Shared {
-        plan: plan_converted.map(|(_, rendered)| rendered),
+        plan: plan_converted.map(|plan| &plan.rendered),
         config: Some(config.rendered()),
     };
     render::to_writer_pretty(&mut text, &converted.run, shared).expect("V2 runs are JSON");
@@ -554,7 +583,7 @@ fn validate_current(
         class: Class::AlreadyCurrent,
         id: run.id,
         bytes: bytes.to_vec(),
-        report: LossReport::default(),
+        report: RunReport::default(),
         agent_memory,
     })
 }
@@ -751,8 +780,7 @@ mod tests {
         assert_eq!(output.class, Class::ConvertedWithLoss);
         let dropped: Vec<_> = output
             .report
-            .entries
-            .iter()
+            .entries()
             .filter(|e| e.kind == planrun_converter::EntryKind::Dropped)
             .collect();
         assert_eq!(dropped.len(), 1, "{}", output.report);

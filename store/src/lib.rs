@@ -15,6 +15,7 @@ mod config;
 mod convert;
 pub mod disk;
 mod fsio;
+pub mod loss;
 pub mod migrate;
 mod names;
 mod outcome;

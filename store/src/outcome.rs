@@ -4,9 +4,10 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use planrun_converter::report::LossReport;
 use planrun_legacy::ParseError;
 use serde::{Deserialize, Serialize};
+
+use crate::loss::RunReport;
 
 /// The outcome class of one run, in reports and journals.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -156,7 +157,7 @@ pub struct RunOutput {
     /// The V2 document, in the V2 file format (see the module docs).
     pub bytes: Vec<u8>,
     /// The loss report: the config's entries, then the run's (empty for `already_current`).
-    pub report: LossReport,
+    pub report: RunReport,
     /// The agent-memory files the run refers to, sorted.
     pub agent_memory: Vec<MemoryFile>,
 }

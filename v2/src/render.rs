@@ -3,6 +3,7 @@
 //! The bytes are those of `serde_json::to_writer_pretty(run)`, which the tests check.
 
 use std::io;
+use std::sync::Arc;
 
 use serde::ser::{SerializeStruct, Serializer};
 use serde::Serialize;
@@ -14,29 +15,31 @@ use crate::{Config, PlanRunV2, PlanV2};
 /// A value and its pretty JSON text as a field of a run (one level deep) writes it.
 #[derive(Debug, Clone)]
 pub struct Rendered<T> {
-    value: T,
+    value: Arc<T>,
     text: Box<RawValue>,
 }
 
 impl<T: Serialize + PartialEq> Rendered<T> {
     /// Renders `value` once.
-    pub fn new(value: T) -> Self {
+    pub fn new(value: impl Into<Arc<T>>) -> Self {
+        let value = value.into();
         // Inside `[…]` the value is written one level down, as a field of a run is.
-        let mut text = serde_json::to_string_pretty(&[&value]).expect("V2 values are JSON");
+        let mut text = serde_json::to_string_pretty(&[&*value]).expect("V2 values are JSON");
         text.truncate(text.len() - "\n]".len());
         text.drain(.."[\n  ".len());
         let text = RawValue::from_string(text).expect("one JSON value");
         Rendered { value, text }
     }
 
-    /// The value rendered.
-    pub fn value(&self) -> &T {
+    /// The value rendered, to be shared by the runs that hold it.
+    pub fn value(&self) -> &Arc<T> {
         &self.value
     }
 
-    /// The rendered text when `value` equals the rendered value.
-    fn text_for<'a>(this: Option<&'a Self>, value: &T) -> Option<&'a RawValue> {
-        this.filter(|r| r.value == *value).map(|r| &*r.text)
+    /// The rendered text when `value` is (or equals) the rendered value.
+    fn text_for<'a>(this: Option<&'a Self>, value: &Arc<T>) -> Option<&'a RawValue> {
+        this.filter(|r| Arc::ptr_eq(&r.value, value) || r.value == *value)
+            .map(|r| &*r.text)
     }
 }
 
@@ -101,13 +104,18 @@ mod tests {
 
     #[test]
     fn a_part_equal_to_the_rendered_one_is_copied_and_only_then() {
-        let config = Config::sdk_defaults();
-        let rendered = Rendered::new(config.clone());
+        let config = Arc::new(Config::sdk_defaults());
+        let rendered = Rendered::new(Arc::clone(&config));
         let text = Rendered::text_for(Some(&rendered), &config).expect("copied");
         let top = serde_json::to_string_pretty(&config).unwrap();
         assert_eq!(text.get(), top.replace('\n', "\n  "));
-        let mut other = config;
+        let equal = Arc::new(Config::sdk_defaults());
+        assert_eq!(
+            Rendered::text_for(Some(&rendered), &equal).map(RawValue::get),
+            Some(text.get())
+        );
+        let mut other = Config::sdk_defaults();
         other.storage_dir = Some("elsewhere".to_owned());
-        assert!(Rendered::text_for(Some(&rendered), &other).is_none());
+        assert!(Rendered::text_for(Some(&rendered), &Arc::new(other)).is_none());
     }
 }

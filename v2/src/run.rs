@@ -1,5 +1,7 @@
 //! PlanRunV2: one self-contained document per run.
 
+use std::sync::Arc;
+
 use indexmap::IndexMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -44,8 +46,9 @@ pub struct PlanRunV2 {
     /// Index into `plan.steps` of the step to run next (not bounded: the SDK accepts -1).
     #[serde(deserialize_with = "int::exact")]
     pub current_step_index: i64,
+    // Held behind an `Arc`, as is the config: the runs of a store share them in memory.
     /// The plan the run executes.
-    pub plan: PlanV2,
+    pub plan: Arc<PlanV2>,
     /// The end user the run executes for.
     pub end_user: EndUser,
     /// The outputs produced so far, in the order they were recorded.
@@ -57,7 +60,7 @@ pub struct PlanRunV2 {
     /// The values the run was started with, by plan input name.
     pub plan_run_inputs: IndexMap<String, LocalDataValue>,
     /// The configuration the run executes with (secrets redacted on output).
-    pub config: Config,
+    pub config: Arc<Config>,
     /// The clarifications the run raised, in order.
     pub clarifications: Vec<Clarification>,
     /// Legacy data V2 has no field for, kept so a downgrade can restore it; absent when none.

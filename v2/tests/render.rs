@@ -34,6 +34,12 @@ proptest! {
         prop_assert_eq!(shared(&run, both), derived(&run));
         prop_assert_eq!(shared(&run, Shared::default()), derived(&run));
 
+        // Equal parts held apart, as when a run's plan was not taken from the rendered one.
+        let equal_plan = Rendered::new((*run.plan).clone());
+        let equal_config = Rendered::new((*run.config).clone());
+        let equal = Shared { plan: Some(&equal_plan), config: Some(&equal_config) };
+        prop_assert_eq!(shared(&run, equal), derived(&run));
+
         let plan = Rendered::new(other_plan);
         let config = Rendered::new(other_config);
         let others = Shared { plan: Some(&plan), config: Some(&config) };

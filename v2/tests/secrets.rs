@@ -101,7 +101,7 @@ fn the_aws_secret_the_sdk_leaks_is_redacted_on_the_way_through() {
 #[test]
 fn a_run_written_with_a_config_holds_no_secret() {
     let mut run: PlanRunV2 = serde_json::from_value(fixture_run()).unwrap();
-    run.config = config_full_of_secrets();
+    run.config = config_full_of_secrets().into();
     let written = serde_json::to_string(&run).unwrap();
     assert!(
         !written.contains(KEY) && !written.contains(PASSWORD),

@@ -1,6 +1,8 @@
 //! Assembly: the `PlanV2` of recognised steps, with the plan-level fields, the residue of what V2
 //! cannot hold, and a report entry for every datum.
 
+use std::sync::Arc;
+
 use indexmap::IndexMap;
 use serde_json::{json, Value};
 
@@ -198,7 +200,7 @@ pub(super) fn assemble(plan: &Plan, steps: Vec<Converted>) -> PlanConversion {
     );
 
     PlanConversion {
-        plan: PlanV2 {
+        plan: Arc::new(PlanV2 {
             id,
             label: plan.plan_context.query.clone(),
             tool_ids: plan.plan_context.tool_ids.clone(),
@@ -206,7 +208,7 @@ pub(super) fn assemble(plan: &Plan, steps: Vec<Converted>) -> PlanConversion {
             plan_inputs,
             summarize: false,
             final_output_schema: None,
-        },
+        }),
         residue,
         report,
     }

@@ -6,6 +6,8 @@ mod recognition;
 mod to_legacy;
 mod uuid5;
 
+use std::sync::Arc;
+
 use indexmap::IndexMap;
 use serde_json::{json, Value};
 
@@ -35,8 +37,8 @@ pub const LLM_TOOL_ID: &str = "llm_tool";
 /// a kept value.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PlanConversion {
-    /// The plan, steps 1:1 with the legacy steps.
-    pub plan: PlanV2,
+    /// The plan, steps 1:1 with the legacy steps; shared by the V2 runs that execute it.
+    pub plan: Arc<PlanV2>,
     /// Values and key absences V2 has no field for, keyed by `/plan/…` source pointers.
     pub residue: IndexMap<String, Value>,
     /// One entry per datum renamed, moved, derived, defaulted or coerced.

@@ -98,7 +98,7 @@ fn covered(report: &LossReport, r6_pointer: &str) -> bool {
 pub(crate) fn check_law3(
     store: &Store,
     parsed: &Parsed,
-    config: &planrun_v2::Config,
+    config: &std::sync::Arc<planrun_v2::Config>,
 ) -> Result<Converted, String> {
     let run = parsed.as_run().ok_or("not a run")?;
     let plan = store.plans.get(&run.plan_id().to_string());

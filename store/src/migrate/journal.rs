@@ -16,6 +16,7 @@ use std::fs::{File, OpenOptions};
 use std::io::{self, BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 
+use planrun_converter::report::EntryKind;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
@@ -138,7 +139,7 @@ pub struct Line {
     pub memory: Option<Vec<MemoryRecord>>,
     /// Completed: loss-report entry counts, `[kind, field, count]`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub entries: Option<Vec<(String, String, u64)>>,
+    pub entries: Option<Vec<(EntryKind, String, u64)>>,
     /// Failed: why.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<ErrorRecord>,
@@ -407,7 +408,7 @@ mod tests {
         let done = Line {
             class: Some(Class::ConvertedWithLoss),
             bytes_out: Some(u64::MAX),
-            entries: Some(vec![("dropped".into(), "/run/x".into(), 2)]),
+            entries: Some(vec![(EntryKind::Dropped, "/run/x".into(), 2)]),
             ..run_line(Event::Completed, "prun-a.json")
         };
         writer
@@ -479,7 +480,7 @@ mod tests {
             for name in names {
                 let line = Line {
                     class: Some(Class::Converted),
-                    entries: Some(vec![("moved".into(), "/run/x".into(), 1)]),
+                    entries: Some(vec![(EntryKind::Moved, "/run/x".into(), 1)]),
                     ..run_line(event, name)
                 };
                 let jsonl = line.to_jsonl();

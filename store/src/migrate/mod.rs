@@ -51,7 +51,7 @@ use planrun_v2::check::Checker;
 use rayon::prelude::*;
 
 use self::journal::{Event, Line, MemoryRecord, OpenError, Reader, Writer, JOURNAL_FORMAT};
-use self::report::{entry_counts, BatchReport, Builder};
+use self::report::{BatchReport, Builder};
 use crate::fsio::shard_temp_prefix;
 use crate::{
     conflicts, convert_entry, fnv1a64, list_store, read_nofollow, run_key, safe_component,
@@ -871,7 +871,7 @@ fn work(ctx: &Ctx, index: usize) -> Result<Line, MigrateError> {
             line.class = Some(out.class);
             line.bytes_out = Some(out.bytes.len() as u64);
             line.hash = Some(content_hash(&out.bytes));
-            line.entries = Some(entry_counts(&out.report));
+            line.entries = Some(out.report.counts());
             line.memory = Some(memory);
             line.id = Some(out.id);
         }

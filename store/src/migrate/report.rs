@@ -13,7 +13,7 @@ use xxhash_rust::xxh3::Xxh3DefaultBuilder;
 use super::journal::Line;
 use super::Shard;
 use crate::Class;
-use planrun_converter::report::{EntryKind, LossReport};
+use planrun_converter::report::EntryKind;
 
 /// The hasher of the report's count maps: one insert or lookup per run and entry kind, and
 /// SipHash showed in the profile; the keys are the journal's own texts.
@@ -137,67 +137,6 @@ pub struct Ignored {
     pub reason: String,
 }
 
-/// Map containers whose keys are data (step output names, input names, …), not field names.
-const KEYED: [&str; 6] = [
-    "step_outputs",
-    "plan_run_inputs",
-    "additional_data",
-    "entries",
-    "extra",
-    "fields",
-];
-
-/// The field a pointer names: array indexes and map keys replaced by `*`
-/// (`/run/outputs/step_outputs/$flights` → `/run/outputs/step_outputs/*`).
-pub fn field_of(pointer: &str) -> String {
-    let mut out = String::with_capacity(pointer.len());
-    write_field(&mut out, pointer);
-    out
-}
-
-/// Writes [`field_of`] `pointer` to `out`.
-fn write_field(out: &mut String, pointer: &str) {
-    let mut prev = "";
-    // The tokens after each `/`, found by byte and sliced at those (ASCII) bytes: neither a
-    // searcher nor a UTF-8 check per token, on every entry of every run.
-    let mut slashes = pointer.bytes().enumerate().filter(|(_, b)| *b == b'/');
-    let mut next = slashes.next().map(|(at, _)| at);
-    while let Some(at) = next {
-        next = slashes.next().map(|(at, _)| at);
-        let token = &pointer[at + 1..next.unwrap_or(pointer.len())];
-        out.push('/');
-        let index = !token.is_empty() && token.bytes().all(|b| b.is_ascii_digit());
-        if index || KEYED.contains(&prev) {
-            out.push('*');
-        } else {
-            out.push_str(token);
-        }
-        prev = token;
-    }
-}
-
-/// A run's loss-report entries counted per kind and field, sorted: the `entries` of its
-/// journal line.
-pub fn entry_counts(report: &LossReport) -> Vec<(String, String, u64)> {
-    // Kept sorted; a field is copied once per distinct (kind, field), not once per entry.
-    let mut counts: Vec<(EntryKind, String, u64)> = Vec::new();
-    let mut field = String::new();
-    for entry in &report.entries {
-        let pointer = entry.from.as_deref().or(entry.to.as_deref()).unwrap_or("");
-        field.clear();
-        write_field(&mut field, pointer);
-        let key = (entry.kind, field.as_str());
-        match counts.binary_search_by(|(kind, field, _)| (*kind, field.as_str()).cmp(&key)) {
-            Ok(at) => counts[at].2 += 1,
-            Err(at) => counts.insert(at, (entry.kind, field.clone(), 1)),
-        }
-    }
-    counts
-        .into_iter()
-        .map(|(kind, field, n)| (kind.as_str().to_owned(), field, n))
-        .collect()
-}
-
 /// Builds a report from the final journal line of every run.
 #[derive(Debug)]
 pub struct Builder {
@@ -252,8 +191,8 @@ impl Builder {
         let version = line.version.as_deref().unwrap_or("unknown");
         bump_nested(&mut report.source_versions, version, class.as_str(), 1);
         for (kind, field, n) in line.entries.iter().flatten() {
-            bump(&mut report.entries.per_kind, kind, *n);
-            bump_nested(&mut report.entries.per_field, field, kind, *n);
+            bump(&mut report.entries.per_kind, kind.as_str(), *n);
+            bump_nested(&mut report.entries.per_field, field, kind.as_str(), *n);
         }
         // With `--to r6` a run's files also hold its plan, end user and residue; agent memory is
         // what lies in the run's own directory.
@@ -549,58 +488,6 @@ mod tests {
     use super::*;
     use crate::migrate::journal::{ErrorRecord, Event};
 
-    #[test]
-    fn fields_generalise_indexes_and_keys() {
-        assert_eq!(
-            field_of("/run/outputs/step_outputs/$flights"),
-            "/run/outputs/step_outputs/*"
-        );
-        assert_eq!(
-            field_of("/run/outputs/clarifications/3/plan_run_id"),
-            "/run/outputs/clarifications/*/plan_run_id"
-        );
-        assert_eq!(
-            field_of("/run/execution_context/additional_data/team"),
-            "/run/execution_context/additional_data/*"
-        );
-        assert_eq!(field_of("/config"), "/config");
-        assert_eq!(field_of(""), "");
-        assert_eq!(field_of("/"), "/");
-        assert_eq!(field_of("//a/"), "//a/");
-        assert_eq!(field_of("run/3/é/step_outputs/x"), "/*/é/step_outputs/*");
-    }
-
-    #[test]
-    fn entries_are_counted_per_kind_and_field_in_order() {
-        let mut report = LossReport::default();
-        let pointers = [
-            (EntryKind::Moved, Some("/run/outputs/step_outputs/$b")),
-            (EntryKind::Dropped, Some("/plan/steps/0/x")),
-            (EntryKind::Moved, Some("/run/outputs/step_outputs/$a")),
-            (EntryKind::Defaulted, None),
-            (EntryKind::Moved, Some("/plan/id")),
-            (EntryKind::Dropped, Some("/plan/steps/12/x")),
-            (EntryKind::Defaulted, None),
-        ];
-        for (kind, from) in pointers {
-            report.push(kind, from.map(str::to_owned), None, "why", None);
-        }
-        let mut reference = std::collections::BTreeMap::new();
-        for entry in &report.entries {
-            let field = field_of(entry.from.as_deref().unwrap_or(""));
-            *reference.entry((entry.kind, field)).or_insert(0) += 1;
-        }
-        let reference: Vec<(String, String, u64)> = reference
-            .into_iter()
-            .map(|((kind, field), n)| (kind.as_str().to_owned(), field, n))
-            .collect();
-        assert_eq!(entry_counts(&report), reference);
-        assert_eq!(
-            entry_counts(&report)[0],
-            ("moved".to_owned(), "/plan/id".to_owned(), 1)
-        );
-    }
-
     fn line(run: &str, class: Class, micros: u64, bytes_in: u64) -> Line {
         Line {
             event: if class.is_success() {
@@ -613,7 +500,7 @@ mod tests {
             version: Some("R4".into()),
             micros: Some(micros),
             bytes_in: Some(bytes_in),
-            entries: Some(vec![("moved".into(), "/run/plan_id".into(), 1)]),
+            entries: Some(vec![(EntryKind::Moved, "/run/plan_id".into(), 1)]),
             error: (!class.is_success()).then(|| ErrorRecord {
                 file: run.into(),
                 pointer: Some("/x".into()),

@@ -1,0 +1,311 @@
+//! A run's loss report as the batch keeps it: the entries of resolving the config and of
+//! converting the plan are the same for every run that shares them, so they are held once,
+//! with their counts per kind and field made once, and a run's report refers to them.
+
+use std::fmt;
+use std::sync::Arc;
+
+use serde::ser::{SerializeStruct, Serializer};
+use serde::Serialize;
+use serde_json::Value;
+
+use planrun_converter::report::{Entry, EntryKind, LossReport};
+
+/// Map containers whose keys are data (step output names, input names, …), not field names.
+const KEYED: [&str; 6] = [
+    "step_outputs",
+    "plan_run_inputs",
+    "additional_data",
+    "entries",
+    "extra",
+    "fields",
+];
+
+/// The field a pointer names: array indexes and map keys replaced by `*`
+/// (`/run/outputs/step_outputs/$flights` → `/run/outputs/step_outputs/*`).
+pub fn field_of(pointer: &str) -> String {
+    let mut out = String::with_capacity(pointer.len());
+    write_field(&mut out, pointer);
+    out
+}
+
+/// Writes [`field_of`] `pointer` to `out`.
+fn write_field(out: &mut String, pointer: &str) {
+    let mut prev = "";
+    // The tokens after each `/`, found by byte and sliced at those (ASCII) bytes: neither a
+    // searcher nor a UTF-8 check per token, on every entry of every run.
+    let mut slashes = pointer.bytes().enumerate().filter(|(_, b)| *b == b'/');
+    let mut next = slashes.next().map(|(at, _)| at);
+    while let Some(at) = next {
+        next = slashes.next().map(|(at, _)| at);
+        let token = &pointer[at + 1..next.unwrap_or(pointer.len())];
+        out.push('/');
+        let index = !token.is_empty() && token.bytes().all(|b| b.is_ascii_digit());
+        if index || KEYED.contains(&prev) {
+            out.push('*');
+        } else {
+            out.push_str(token);
+        }
+        prev = token;
+    }
+}
+
+/// Entries counted per kind and field, sorted by kind, then field.
+type Counts = Vec<(EntryKind, String, u64)>;
+
+/// Adds `entries` to `counts`, keeping it sorted; a field is copied once per distinct (kind,
+/// field), not once per entry.
+fn count<'a>(counts: &mut Counts, entries: impl IntoIterator<Item = &'a Entry>) {
+    let mut field = String::new();
+    for entry in entries {
+        let pointer = entry.from.as_deref().or(entry.to.as_deref()).unwrap_or("");
+        field.clear();
+        write_field(&mut field, pointer);
+        add(counts, entry.kind, &field, 1);
+    }
+}
+
+fn add(counts: &mut Counts, kind: EntryKind, field: &str, n: u64) {
+    let key = (kind, field);
+    match counts.binary_search_by(|(kind, field, _)| (*kind, field.as_str()).cmp(&key)) {
+        Ok(at) => counts[at].2 += n,
+        Err(at) => counts.insert(at, (kind, field.to_owned(), n)),
+    }
+}
+
+/// Entries that many runs share (a config's, a plan conversion's), with their counts made once.
+#[derive(Debug, PartialEq)]
+pub struct SharedEntries {
+    report: LossReport,
+    counts: Counts,
+}
+
+impl SharedEntries {
+    /// Holds `report` to be shared.
+    pub fn new(report: LossReport) -> Arc<Self> {
+        let mut counts = Counts::new();
+        count(&mut counts, &report.entries);
+        Arc::new(SharedEntries { report, counts })
+    }
+
+    /// The entries.
+    pub fn report(&self) -> &LossReport {
+        &self.report
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Part {
+    Own(Vec<Entry>),
+    Shared(Arc<SharedEntries>),
+}
+
+/// A run's loss report: its own entries and the shared ones, in the order they happened.
+/// Written (`Serialize`, `Display`) exactly as the [`LossReport`] holding all of them.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RunReport {
+    parts: Vec<Part>,
+}
+
+impl RunReport {
+    /// Appends shared entries.
+    pub fn share(&mut self, shared: &Arc<SharedEntries>) {
+        if !shared.report.entries.is_empty() {
+            self.parts.push(Part::Shared(Arc::clone(shared)));
+        }
+    }
+
+    /// Appends entries of the run's own.
+    pub fn extend(&mut self, report: LossReport) {
+        if report.entries.is_empty() {
+            return;
+        }
+        match self.parts.last_mut() {
+            Some(Part::Own(entries)) => entries.extend(report.entries),
+            _ => self.parts.push(Part::Own(report.entries)),
+        }
+    }
+
+    /// Records an entry of the run's own (see [`LossReport::push`]).
+    pub fn push(
+        &mut self,
+        kind: EntryKind,
+        from: Option<String>,
+        to: Option<String>,
+        note: &'static str,
+        value: Option<Value>,
+    ) {
+        let mut report = LossReport::default();
+        report.push(kind, from, to, note, value);
+        self.extend(report);
+    }
+
+    /// Every entry, in order.
+    pub fn entries(&self) -> impl Iterator<Item = &Entry> {
+        self.parts.iter().flat_map(|part| match part {
+            Part::Own(entries) => entries.as_slice(),
+            Part::Shared(shared) => shared.report.entries.as_slice(),
+        })
+    }
+
+    /// Whether anything was dropped for good.
+    pub fn has_loss(&self) -> bool {
+        self.entries().any(|e| e.kind == EntryKind::Dropped)
+    }
+
+    /// The report as one [`LossReport`].
+    pub fn to_loss_report(&self) -> LossReport {
+        LossReport {
+            entries: self.entries().cloned().collect(),
+        }
+    }
+
+    /// The entries counted per kind and field, sorted: the `entries` of a run's journal line.
+    /// Shared entries are counted once, when they are first held, not once per run.
+    pub fn counts(&self) -> Vec<(EntryKind, String, u64)> {
+        let mut counts = Counts::new();
+        for part in &self.parts {
+            if let Part::Own(entries) = part {
+                count(&mut counts, entries);
+            }
+        }
+        for part in &self.parts {
+            if let Part::Shared(shared) = part {
+                for (kind, field, n) in &shared.counts {
+                    add(&mut counts, *kind, field, *n);
+                }
+            }
+        }
+        counts
+    }
+}
+
+impl Serialize for RunReport {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        struct Entries<'a>(&'a RunReport);
+        impl Serialize for Entries<'_> {
+            fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                serializer.collect_seq(self.0.entries())
+            }
+        }
+        let mut report = serializer.serialize_struct("LossReport", 1)?;
+        report.serialize_field("entries", &Entries(self))?;
+        report.end()
+    }
+}
+
+impl fmt::Display for RunReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.to_loss_report(), f)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fields_generalise_indexes_and_keys() {
+        assert_eq!(
+            field_of("/run/outputs/step_outputs/$flights"),
+            "/run/outputs/step_outputs/*"
+        );
+        assert_eq!(
+            field_of("/run/outputs/clarifications/3/plan_run_id"),
+            "/run/outputs/clarifications/*/plan_run_id"
+        );
+        assert_eq!(
+            field_of("/run/execution_context/additional_data/team"),
+            "/run/execution_context/additional_data/*"
+        );
+        assert_eq!(field_of("/config"), "/config");
+        assert_eq!(field_of(""), "");
+        assert_eq!(field_of("/"), "/");
+        assert_eq!(field_of("//a/"), "//a/");
+        assert_eq!(field_of("run/3/é/step_outputs/x"), "/*/é/step_outputs/*");
+    }
+
+    fn report(entries: &[(EntryKind, Option<&str>, Option<&str>)]) -> LossReport {
+        let mut report = LossReport::default();
+        for (kind, from, to) in entries {
+            report.push(
+                *kind,
+                from.map(str::to_owned),
+                to.map(str::to_owned),
+                "why",
+                None,
+            );
+        }
+        report
+    }
+
+    /// The counts of all entries, made the plain way: one (kind, field) key per entry.
+    fn reference(report: &LossReport) -> Counts {
+        let mut counts = std::collections::BTreeMap::new();
+        for entry in &report.entries {
+            let pointer = entry.from.as_deref().or(entry.to.as_deref()).unwrap_or("");
+            *counts.entry((entry.kind, field_of(pointer))).or_insert(0) += 1;
+        }
+        counts
+            .into_iter()
+            .map(|((kind, field), n)| (kind, field, n))
+            .collect()
+    }
+
+    #[test]
+    fn entries_are_counted_per_kind_and_field_in_order() {
+        let own = report(&[
+            (EntryKind::Moved, Some("/run/outputs/step_outputs/$b"), None),
+            (EntryKind::Dropped, Some("/plan/steps/0/x"), None),
+            (EntryKind::Moved, Some("/run/outputs/step_outputs/$a"), None),
+            (EntryKind::Defaulted, None, Some("/run/end_user_id")),
+            (EntryKind::Moved, Some("/plan/id"), None),
+            (EntryKind::Dropped, Some("/plan/steps/12/x"), None),
+            (EntryKind::Defaulted, None, None),
+        ]);
+        let mut run = RunReport::default();
+        run.extend(own.clone());
+        assert_eq!(run.counts(), reference(&own));
+        assert_eq!(
+            run.counts()[0],
+            (EntryKind::Moved, "/plan/id".to_owned(), 1)
+        );
+    }
+
+    #[test]
+    fn shared_entries_read_as_if_the_run_held_them() {
+        let config = report(&[(EntryKind::Derived, Some("/config"), Some("/config"))]);
+        let before = report(&[
+            (EntryKind::Moved, Some("/run/plan_id"), Some("/plan/id")),
+            (EntryKind::Dropped, Some("/plan/steps/0/x"), None),
+        ]);
+        let plan = report(&[
+            (EntryKind::Dropped, Some("/plan/steps/3/x"), None),
+            (EntryKind::Renamed, Some("/plan/plan_context/query"), None),
+        ]);
+        let after = report(&[(EntryKind::Defaulted, None, Some("/run/plan_run_inputs"))]);
+        let mut run = RunReport::default();
+        run.share(&SharedEntries::new(config.clone()));
+        run.extend(before.clone());
+        run.share(&SharedEntries::new(plan.clone()));
+        run.share(&SharedEntries::new(LossReport::default()));
+        run.extend(after.clone());
+        let mut whole = config;
+        whole.extend(before);
+        whole.extend(plan);
+        whole.extend(after);
+        assert_eq!(run.to_loss_report(), whole);
+        assert_eq!(run.counts(), reference(&whole));
+        assert_eq!(
+            run.counts().last(),
+            Some(&(EntryKind::Dropped, "/plan/steps/*/x".to_owned(), 2))
+        );
+        assert_eq!(
+            serde_json::to_string(&run).unwrap(),
+            serde_json::to_string(&whole).unwrap()
+        );
+        assert_eq!(run.to_string(), whole.to_string());
+        assert!(run.has_loss());
+        assert!(!RunReport::default().has_loss());
+    }
+}
