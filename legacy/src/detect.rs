@@ -2,6 +2,7 @@
 //! in the file narrows the set of versions; facts that only hand-made files would break (a key the
 //! SDK always writes) narrow it only when they agree with the rest.
 
+use std::borrow::Cow;
 use std::fmt;
 
 use serde::Serialize;
@@ -59,9 +60,9 @@ impl DocKind {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Evidence {
     /// Where the fact was seen.
-    pub pointer: String,
+    pub pointer: Cow<'static, str>,
     /// The fact, in words.
-    pub fact: String,
+    pub fact: Cow<'static, str>,
     /// The versions that write documents with this fact.
     pub versions: VersionSet,
     /// False when the fact disagreed with stronger evidence and was set aside.
@@ -109,11 +110,11 @@ impl Detection {
 impl fmt::Display for Detection {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{} {}", self.kind.as_str(), self.versions)?;
-        let facts: Vec<String> = self
+        let facts: Vec<&str> = self
             .evidence
             .iter()
             .filter(|e| e.used)
-            .map(|e| e.fact.clone())
+            .map(|e| &*e.fact)
             .collect();
         if !facts.is_empty() {
             write!(f, " ({})", facts.join("; "))?;
@@ -131,20 +132,25 @@ struct Facts<'a> {
 }
 
 impl Facts<'_> {
-    fn hard(&mut self, pointer: String, fact: impl Into<String>, versions: VersionSet) {
+    fn hard(
+        &mut self,
+        pointer: impl Into<Cow<'static, str>>,
+        fact: impl Into<Cow<'static, str>>,
+        versions: VersionSet,
+    ) {
         self.hard_loading(pointer, fact, versions, versions);
     }
 
     /// A hard fact that more versions load than write (see [`Evidence::loads`]).
     fn hard_loading(
         &mut self,
-        pointer: String,
-        fact: impl Into<String>,
+        pointer: impl Into<Cow<'static, str>>,
+        fact: impl Into<Cow<'static, str>>,
         versions: VersionSet,
         loads: VersionSet,
     ) {
         self.hard.push(Evidence {
-            pointer,
+            pointer: pointer.into(),
             fact: fact.into(),
             versions,
             used: true,
@@ -152,9 +158,14 @@ impl Facts<'_> {
         });
     }
 
-    fn soft(&mut self, pointer: String, fact: impl Into<String>, versions: VersionSet) {
+    fn soft(
+        &mut self,
+        pointer: impl Into<Cow<'static, str>>,
+        fact: impl Into<Cow<'static, str>>,
+        versions: VersionSet,
+    ) {
         self.soft.push(Evidence {
-            pointer,
+            pointer: pointer.into(),
             fact: fact.into(),
             versions,
             used: true,
@@ -173,7 +184,7 @@ impl Facts<'_> {
                     .collect();
                 return Err(located(
                     self.src,
-                    fact.pointer.clone(),
+                    fact.pointer.to_string(),
                     ErrorKind::Unrecognised,
                     format!(
                         "contradictory {}: {} says {}, but {} say {}",
@@ -250,7 +261,7 @@ fn collect_facts<'a>(src: &'a [u8], tree: &Value) -> Result<(DocKind, Facts<'a>)
         Value::Object(obj) => obj,
         Value::Array(items) if !items.is_empty() && items.iter().all(is_step_output_value) => {
             facts.hard(
-                String::new(),
+                "",
                 "a list of RunContext.step_output_values (v0.8.0+)",
                 since(HEAD),
             );
@@ -266,11 +277,7 @@ fn collect_facts<'a>(src: &'a [u8], tree: &Value) -> Result<(DocKind, Facts<'a>)
         plan_facts(&mut facts, obj)?;
         DocKind::Plan
     } else if has("plan_run") && has("legacy_plan") {
-        facts.hard(
-            String::new(),
-            "a legacy RunContext snapshot (v0.8.0+)",
-            since(HEAD),
-        );
+        facts.hard("", "a legacy RunContext snapshot (v0.8.0+)", since(HEAD));
         DocKind::RunContext
     } else if has("external_id") {
         end_user_facts(&mut facts, obj);
@@ -279,18 +286,14 @@ fn collect_facts<'a>(src: &'a [u8], tree: &Value) -> Result<(DocKind, Facts<'a>)
         tool_call_facts(&mut facts, obj);
         DocKind::ToolCall
     } else if is_step_output_value(tree) {
-        facts.hard(
-            String::new(),
-            "a RunContext StepOutputValue (v0.8.0+)",
-            since(HEAD),
-        );
+        facts.hard("", "a RunContext StepOutputValue (v0.8.0+)", since(HEAD));
         DocKind::StepOutputValue
     } else if has("output_name") {
-        facts.hard("/output_name".into(), "an AgentMemoryValue", since(R2));
+        facts.hard("/output_name", "an AgentMemoryValue", since(R2));
         DocKind::Output
     } else if !obj.is_empty() && obj.keys().all(|k| k == "value" || k == "summary") {
         facts.hard(
-            String::new(),
+            "",
             "an Output/LocalDataValue (the same wire in every version)",
             VersionSet::ALL,
         );
@@ -300,7 +303,7 @@ fn collect_facts<'a>(src: &'a [u8], tree: &Value) -> Result<(DocKind, Facts<'a>)
         || has("models")
         || has("storage_class")
     {
-        facts.hard(String::new(), "a Config (the HEAD model)", since(HEAD));
+        facts.hard("", "a Config (the HEAD model)", since(HEAD));
         DocKind::Config
     } else {
         return Err(unrecognised(src, tree));
@@ -352,7 +355,12 @@ pub(crate) fn prefix_of(value: Option<&Value>) -> Option<&str> {
     value?.as_str()?.split_once('-').map(|(p, _)| p)
 }
 
-fn run_prefix_fact(facts: &mut Facts, pointer: String, value: Option<&Value>, what: &str) {
+fn run_prefix_fact(
+    facts: &mut Facts,
+    pointer: impl Into<Cow<'static, str>>,
+    value: Option<&Value>,
+    what: &str,
+) {
     match prefix_of(value) {
         Some("wkfl") => facts.hard(pointer, format!("{what} prefix wkfl-"), all(W1, W1)),
         Some("pr") => facts.hard(pointer, format!("{what} prefix pr-"), all(R0, R0)),
@@ -362,54 +370,49 @@ fn run_prefix_fact(facts: &mut Facts, pointer: String, value: Option<&Value>, wh
 }
 
 fn run_facts(facts: &mut Facts, obj: &Map<String, Value>) {
-    run_prefix_fact(facts, "/id".into(), obj.get("id"), "id");
+    run_prefix_fact(facts, "/id", obj.get("id"), "id");
     if obj.contains_key("current_step_id") {
         facts.soft(
-            "/current_step_id".into(),
+            "/current_step_id",
             "current_step_id dialect (read as current_step_index)",
             VersionSet::ALL,
         );
     }
     match obj.get("execution_context") {
         Some(ec) => {
-            facts.hard(
-                "/execution_context".into(),
-                "has execution_context",
-                all(W1, R5),
-            );
+            facts.hard("/execution_context", "has execution_context", all(W1, R5));
             if let Some(ec) = ec.as_object() {
                 context_facts(facts, ec);
             }
         }
-        None => facts.soft(String::new(), "no execution_context", since(HEAD)),
+        None => facts.soft("", "no execution_context", since(HEAD)),
     }
     if obj.contains_key("end_user_id") {
-        facts.hard("/end_user_id".into(), "top-level end_user_id", since(R4));
+        facts.hard("/end_user_id", "top-level end_user_id", since(R4));
     } else {
-        facts.hard(String::new(), "no top-level end_user_id", all(W1, R3));
+        facts.hard("", "no top-level end_user_id", all(W1, R3));
     }
     if obj.contains_key("plan_run_inputs") {
-        facts.hard("/plan_run_inputs".into(), "has plan_run_inputs", since(R5));
+        facts.hard("/plan_run_inputs", "has plan_run_inputs", since(R5));
     } else {
-        facts.soft(String::new(), "no plan_run_inputs", all(W1, R4));
+        facts.soft("", "no plan_run_inputs", all(W1, R4));
     }
     let Some(outputs) = obj.get("outputs").and_then(Value::as_object) else {
         return;
     };
     let step_outputs = outputs.get("step_outputs").and_then(Value::as_object);
-    let mut all_outputs: Vec<(String, &Value)> = step_outputs
+    let is_memory = |v: &Value| v.get("output_name").is_some();
+    let memory = step_outputs
         .into_iter()
         .flatten()
-        .map(|(k, v)| (child("/outputs/step_outputs", k), v))
-        .collect();
-    if let Some(final_output) = outputs.get("final_output") {
-        all_outputs.push(("/outputs/final_output".into(), final_output));
-    }
-    if let Some((pointer, _)) = all_outputs
-        .iter()
-        .find(|(_, v)| v.get("output_name").is_some())
-    {
-        facts.hard(pointer.clone(), "an agent-memory output", since(R2));
+        .find(|(_, v)| is_memory(v))
+        .map(|(k, _)| Cow::Owned(child("/outputs/step_outputs", k)))
+        .or_else(|| {
+            (outputs.get("final_output").is_some_and(is_memory))
+                .then_some(Cow::Borrowed("/outputs/final_output"))
+        });
+    if let Some(pointer) = memory {
+        facts.hard(pointer, "an agent-memory output", since(R2));
     }
     for (i, clar) in outputs
         .get("clarifications")
@@ -582,7 +585,7 @@ fn plan_facts(facts: &mut Facts, obj: &Map<String, Value>) -> Result<(), ParseEr
             all(W1, R1),
             VersionSet::ALL,
         ),
-        None if variables > 0 => facts.soft("/steps".into(), "no Variable.value", since(R2)),
+        None if variables > 0 => facts.soft("/steps", "no Variable.value", since(R2)),
         None => {}
     }
     if let Some(p) = without_description {
@@ -594,7 +597,7 @@ fn plan_facts(facts: &mut Facts, obj: &Map<String, Value>) -> Result<(), ParseEr
             "Step.condition (0.1.8+)",
             since(R1),
         ),
-        None if !steps.is_empty() => facts.soft("/steps".into(), "no Step.condition", all(W1, R1)),
+        None if !steps.is_empty() => facts.soft("/steps", "no Step.condition", all(W1, R1)),
         None => {}
     }
     if let Some(tools) = obj
@@ -608,22 +611,18 @@ fn plan_facts(facts: &mut Facts, obj: &Map<String, Value>) -> Result<(), ParseEr
         // unsorted in any release.
         if names.windows(2).any(|w| w[0] > w[1]) {
             facts.soft(
-                "/plan_context/tool_ids".into(),
+                "/plan_context/tool_ids",
                 "unsorted tool_ids (sorted from 0.1.6)",
                 all(W1, R1),
             );
         }
     }
     if obj.contains_key("inputs") {
-        facts.hard(
-            "/inputs".into(),
-            "plan `inputs` (v0.3.2–v0.3.3)",
-            all(R5, R5),
-        );
+        facts.hard("/inputs", "plan `inputs` (v0.3.2–v0.3.3)", all(R5, R5));
     } else if obj.contains_key("plan_inputs") {
-        facts.hard("/plan_inputs".into(), "plan_inputs (v0.3.4+)", since(HEAD));
+        facts.hard("/plan_inputs", "plan_inputs (v0.3.4+)", since(HEAD));
     } else {
-        facts.soft(String::new(), "no plan inputs", all(W1, R4));
+        facts.soft("", "no plan inputs", all(W1, R4));
     }
     plan_validator_facts(facts, obj, &steps)
 }
@@ -676,7 +675,7 @@ fn plan_validator_facts(
 }
 
 fn end_user_facts(facts: &mut Facts, obj: &Map<String, Value>) {
-    facts.hard(String::new(), "an EndUser (v0.3.0+)", since(R4));
+    facts.hard("", "an EndUser (v0.3.0+)", since(R4));
     if let Some((k, _)) = obj
         .get("additional_data")
         .and_then(Value::as_object)
@@ -692,31 +691,13 @@ fn end_user_facts(facts: &mut Facts, obj: &Map<String, Value>) {
 
 fn tool_call_facts(facts: &mut Facts, obj: &Map<String, Value>) {
     if obj.contains_key("workflow_id") {
-        facts.hard("/workflow_id".into(), "tool call workflow_id", all(W1, W1));
+        facts.hard("/workflow_id", "tool call workflow_id", all(W1, W1));
     }
-    run_prefix_fact(
-        facts,
-        "/workflow_id".into(),
-        obj.get("workflow_id"),
-        "workflow_id",
-    );
-    run_prefix_fact(
-        facts,
-        "/plan_run_id".into(),
-        obj.get("plan_run_id"),
-        "plan_run_id",
-    );
+    run_prefix_fact(facts, "/workflow_id", obj.get("workflow_id"), "workflow_id");
+    run_prefix_fact(facts, "/plan_run_id", obj.get("plan_run_id"), "plan_run_id");
     if obj.contains_key("additional_data") {
-        facts.hard(
-            "/additional_data".into(),
-            "tool call additional_data",
-            all(W1, R5),
-        );
+        facts.hard("/additional_data", "tool call additional_data", all(W1, R5));
     } else {
-        facts.hard(
-            String::new(),
-            "tool call without additional_data",
-            since(HEAD),
-        );
+        facts.hard("", "tool call without additional_data", since(HEAD));
     }
 }
