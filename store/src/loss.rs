@@ -73,11 +73,13 @@ fn add(counts: &mut Counts, kind: EntryKind, field: &str, n: u64) {
     }
 }
 
-/// Entries that many runs share (a config's, a plan conversion's), with their counts made once.
+/// Entries that many runs share (a config's, a plan conversion's), with their counts made once
+/// and a key that names the counts: equal counts (the plans of one shape) have one key.
 #[derive(Debug, PartialEq)]
 pub struct SharedEntries {
     report: LossReport,
     counts: Counts,
+    key: String,
 }
 
 impl SharedEntries {
@@ -85,12 +87,28 @@ impl SharedEntries {
     pub fn new(report: LossReport) -> Arc<Self> {
         let mut counts = Counts::new();
         count(&mut counts, &report.entries);
-        Arc::new(SharedEntries { report, counts })
+        let text = serde_json::to_string(&counts).expect("counts are JSON");
+        let key = format!("{:016x}", xxhash_rust::xxh3::xxh3_64(text.as_bytes()));
+        Arc::new(SharedEntries {
+            report,
+            counts,
+            key,
+        })
     }
 
     /// The entries.
     pub fn report(&self) -> &LossReport {
         &self.report
+    }
+
+    /// The entries counted per kind and field, sorted.
+    pub fn counts(&self) -> &[(EntryKind, String, u64)] {
+        &self.counts
+    }
+
+    /// The counts' key: 16 hex digits of the XXH3-64 of their JSON text.
+    pub fn key(&self) -> &str {
+        &self.key
     }
 }
 
@@ -160,20 +178,33 @@ impl RunReport {
         }
     }
 
-    /// The entries counted per kind and field, sorted: the `entries` of a run's journal line.
-    /// Shared entries are counted once, when they are first held, not once per run.
-    pub fn counts(&self) -> Vec<(EntryKind, String, u64)> {
+    /// The run's own entries (not the shared ones) counted per kind and field, sorted: the
+    /// `entries` of its journal line.
+    pub fn own_counts(&self) -> Vec<(EntryKind, String, u64)> {
         let mut counts = Counts::new();
         for part in &self.parts {
             if let Part::Own(entries) = part {
                 count(&mut counts, entries);
             }
         }
-        for part in &self.parts {
-            if let Part::Shared(shared) = part {
-                for (kind, field, n) in &shared.counts {
-                    add(&mut counts, *kind, field, *n);
-                }
+        counts
+    }
+
+    /// The shared entries the report holds, in order.
+    pub fn shared(&self) -> impl Iterator<Item = &Arc<SharedEntries>> {
+        self.parts.iter().filter_map(|part| match part {
+            Part::Shared(shared) => Some(shared),
+            Part::Own(_) => None,
+        })
+    }
+
+    /// Every entry counted per kind and field, sorted: [`RunReport::own_counts`] and the
+    /// counts of each shared part, added up.
+    pub fn counts(&self) -> Vec<(EntryKind, String, u64)> {
+        let mut counts = self.own_counts();
+        for shared in self.shared() {
+            for (kind, field, n) in &shared.counts {
+                add(&mut counts, *kind, field, *n);
             }
         }
         counts
@@ -290,6 +321,8 @@ mod tests {
         run.share(&SharedEntries::new(plan.clone()));
         run.share(&SharedEntries::new(LossReport::default()));
         run.extend(after.clone());
+        let mut own = before.clone();
+        own.extend(after.clone());
         let mut whole = config;
         whole.extend(before);
         whole.extend(plan);
@@ -307,5 +340,24 @@ mod tests {
         assert_eq!(run.to_string(), whole.to_string());
         assert!(run.has_loss());
         assert!(!RunReport::default().has_loss());
+    }
+
+    #[test]
+    fn equal_counts_have_one_key_and_other_counts_another() {
+        let plan = |step: &str| {
+            SharedEntries::new(report(&[
+                (EntryKind::Dropped, Some(step), None),
+                (EntryKind::Renamed, Some("/plan/plan_context/query"), None),
+            ]))
+        };
+        let (a, b) = (plan("/plan/steps/3/x"), plan("/plan/steps/7/x"));
+        assert_ne!(a.report(), b.report());
+        assert_eq!(a.key(), b.key(), "the same counts");
+        assert_eq!(a.key().len(), 16);
+        assert!(a
+            .key()
+            .bytes()
+            .all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase()));
+        assert_ne!(a.key(), plan("/plan/steps/3/y").key());
     }
 }

@@ -4,26 +4,34 @@
 //! canonical SRC path, the shard and the config fingerprint; a resume must match all of them.
 //! Each session (a start or a resume) adds a `session` line. Per run: `started` when its chunk
 //! begins, then `completed` (with what the report needs: class, source version, V2 id, sizes, an
-//! FNV-1a 64 hash of each output, the time taken and the loss-report totals) or `failed` (with the
+//! XXH3-64 hash of each output, the time taken and the loss-report totals) or `failed` (with the
 //! failure). The last `completed`/`failed` line of a run is its state; a run with only `started`
 //! was in flight when the process ended and is redone.
+//!
+//! A run's loss-report totals are its own `entries` plus, under `shared`, the keys of `entries`
+//! lines: the totals of the config's and the plan's entries, which every run of a plan shares,
+//! are written once per session and key, before the first line that names them, instead of
+//! once per run.
 //!
 //! Lines are written whole, one `write(2)` per group; after a SIGKILL or a power loss the last
 //! line may be torn. A reader stops at the first line that is not complete, valid JSON, and a
 //! resume truncates the journal there (the runs behind it are redone).
 
+use std::collections::HashSet;
 use std::fs::{File, OpenOptions};
 use std::io::{self, BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use planrun_converter::report::EntryKind;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
+use crate::loss::SharedEntries;
 use crate::{Class, Failure};
 
 /// The `format` of a journal header.
-pub const JOURNAL_FORMAT: &str = "planrun-journal/2";
+pub const JOURNAL_FORMAT: &str = "planrun-journal/3";
 
 /// What a journal line records.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -40,6 +48,8 @@ pub enum Event {
     Completed,
     /// A run was rejected or blocked.
     Failed,
+    /// Loss-report entry totals that completed lines name by their key.
+    Entries,
 }
 
 /// An agent-memory file copied for a run.
@@ -137,15 +147,36 @@ pub struct Line {
     /// Completed: the agent-memory files copied.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub memory: Option<Vec<MemoryRecord>>,
-    /// Completed: loss-report entry counts, `[kind, field, count]`.
+    /// Completed: the run's own loss-report entry counts, `[kind, field, count]`; entries: the
+    /// counts the key names.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub entries: Option<Vec<(EntryKind, String, u64)>>,
+    /// Completed: the keys of `entries` lines whose counts the run's report holds too.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shared: Option<Vec<String>>,
+    /// Entries: the key completed lines name the counts by (16 hex digits).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key: Option<String>,
     /// Failed: why.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<ErrorRecord>,
+    /// Not journaled: the shared entries `shared` names, for the writer to journal before the
+    /// line the first time a session names them.
+    #[serde(skip)]
+    pub groups: Vec<Arc<SharedEntries>>,
 }
 
 impl Line {
+    /// The `entries` line that defines `shared`'s key.
+    pub fn defining(shared: &SharedEntries) -> Line {
+        Line {
+            event: Event::Entries,
+            key: Some(shared.key().to_owned()),
+            entries: Some(shared.counts().to_vec()),
+            ..Line::default()
+        }
+    }
+
     /// The JSON Lines form (one line, `\n`-terminated).
     pub fn to_jsonl(&self) -> String {
         let mut text = serde_json::to_string(self).expect("journal lines are JSON");
@@ -295,6 +326,8 @@ pub fn read_header(path: &Path) -> io::Result<Option<Line>> {
 pub struct Writer {
     file: File,
     path: PathBuf,
+    /// The keys of the `entries` lines this writer has written.
+    defined: HashSet<String>,
 }
 
 /// Why a journal cannot be opened for writing.
@@ -344,15 +377,26 @@ impl Writer {
         Ok(Writer {
             file,
             path: path.to_owned(),
+            defined: HashSet::new(),
         })
     }
 
-    /// Appends lines with one `write(2)`; with `sync`, then `fdatasync`s the journal.
+    /// Appends lines with one `write(2)`, each after the `entries` lines of the shared entries
+    /// it is the first of this writer's lines to name; with `sync`, then `fdatasync`s the
+    /// journal.
     pub fn append(&mut self, lines: &[Line], sync: bool) -> io::Result<()> {
         if lines.is_empty() {
             return Ok(());
         }
-        let text: String = lines.iter().map(Line::to_jsonl).collect();
+        let mut text = String::new();
+        for line in lines {
+            for shared in &line.groups {
+                if self.defined.insert(shared.key().to_owned()) {
+                    text.push_str(&Line::defining(shared).to_jsonl());
+                }
+            }
+            text.push_str(&line.to_jsonl());
+        }
         self.file.write_all(text.as_bytes())?;
         if sync {
             self.file.sync_data()?;

@@ -583,7 +583,13 @@ fn dry_run(
         for line in lines {
             let line = line?;
             verified += u64::from(line.event == Event::Completed);
-            builder.add(&line);
+            for shared in &line.groups {
+                builder.define(shared.key(), shared.counts());
+            }
+            builder.add(&line).map_err(|problem| MigrateError::Verify {
+                count: 1,
+                first: vec![problem],
+            })?;
         }
         progress.advance(chunk.len() as u64);
     }
@@ -871,7 +877,11 @@ fn work(ctx: &Ctx, index: usize) -> Result<Line, MigrateError> {
             line.class = Some(out.class);
             line.bytes_out = Some(out.bytes.len() as u64);
             line.hash = Some(content_hash(&out.bytes));
-            line.entries = Some(out.report.counts());
+            line.entries = Some(out.report.own_counts());
+            line.groups = out.report.shared().cloned().collect();
+            if !line.groups.is_empty() {
+                line.shared = Some(line.groups.iter().map(|g| g.key().to_owned()).collect());
+            }
             line.memory = Some(memory);
             line.id = Some(out.id);
         }
@@ -1072,6 +1082,12 @@ fn verify(
         let mut in_flight = None;
         while let Some(line) = reader.next_line().map_err(io_err("cannot read", journal))? {
             index += 1;
+            if let (Event::Entries, Some(key), Some(counts)) =
+                (line.event, &line.key, &line.entries)
+            {
+                builder.define(key, counts);
+                continue;
+            }
             let is_last = line
                 .run
                 .as_deref()
@@ -1079,7 +1095,9 @@ fn verify(
             if !is_last {
                 continue;
             }
-            builder.add(&line);
+            if let Err(problem) = builder.add(&line) {
+                problems.push(format!("the journal's line {index}: {problem}"));
+            }
             if line.event == Event::Completed {
                 completed += 1;
                 batch.push(line);

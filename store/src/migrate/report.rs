@@ -3,6 +3,7 @@
 //! the slowest and largest runs, every rejected or blocked run with where and why, and the store
 //! entries a migration does not read. Shard reports merge into one ([`merge`]).
 
+use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -142,6 +143,10 @@ pub struct Ignored {
 pub struct Builder {
     report: BatchReport,
     src_dir: String,
+    /// The shared entry counts journaled so far, by key.
+    shared: HashMap<String, Vec<(EntryKind, String, u64)>, Fast>,
+    /// How many runs name each key: a key's counts are added once per key, times this.
+    runs_sharing: HashMap<String, u64, Fast>,
 }
 
 impl Builder {
@@ -175,14 +180,39 @@ impl Builder {
                 ignored: Vec::new(),
             },
             src_dir,
+            shared: HashMap::default(),
+            runs_sharing: HashMap::default(),
         }
     }
 
-    /// Adds a run's final (`completed` or `failed`) line.
-    pub fn add(&mut self, line: &Line) {
+    /// Records the shared entry counts `key` names (an `entries` journal line).
+    pub fn define(&mut self, key: &str, counts: &[(EntryKind, String, u64)]) {
+        if !self.shared.contains_key(key) {
+            self.shared.insert(key.to_owned(), counts.to_vec());
+        }
+    }
+
+    /// Adds a run's final (`completed` or `failed`) line; refuses one that names shared counts
+    /// not defined before it.
+    pub fn add(&mut self, line: &Line) -> Result<(), String> {
         let (Some(run), Some(class)) = (line.run.as_deref(), line.class) else {
-            return;
+            return Ok(());
         };
+        for key in line.shared.iter().flatten() {
+            if !self.shared.contains_key(key) {
+                return Err(format!(
+                    "{run} names loss-report entries {key:?}, which no earlier line defines"
+                ));
+            }
+        }
+        for key in line.shared.iter().flatten() {
+            match self.runs_sharing.get_mut(key) {
+                Some(runs) => *runs += 1,
+                None => {
+                    self.runs_sharing.insert(key.clone(), 1);
+                }
+            }
+        }
         let report = &mut self.report;
         let path = format!("{}/{run}", self.src_dir);
         report.runs += 1;
@@ -228,6 +258,7 @@ impl Builder {
                 message: error.message.clone(),
             });
         }
+        Ok(())
     }
 
     /// Records a store entry the migration does not read.
@@ -250,6 +281,18 @@ impl Builder {
 
     /// The finished report, every list in its documented order.
     pub fn finish(mut self) -> BatchReport {
+        let totals = &mut self.report.entries;
+        for (key, runs) in &self.runs_sharing {
+            for (kind, field, n) in &self.shared[key] {
+                bump(&mut totals.per_kind, kind.as_str(), n.saturating_mul(*runs));
+                bump_nested(
+                    &mut totals.per_field,
+                    field,
+                    kind.as_str(),
+                    n.saturating_mul(*runs),
+                );
+            }
+        }
         for kinds in self.report.entries.per_field.values_mut() {
             kinds.sort_keys();
         }
@@ -532,8 +575,8 @@ mod tests {
             Builder::new(src, None, false, Some(Shard { index: 1, count: 2 })),
         ];
         for (i, l) in lines.iter().enumerate() {
-            whole.add(l);
-            shards[i % 2].add(l);
+            whole.add(l).unwrap();
+            shards[i % 2].add(l).unwrap();
         }
         let whole = whole.finish();
         let [a, b] = shards.map(Builder::finish);
@@ -553,5 +596,46 @@ mod tests {
         assert!(whole
             .to_text()
             .contains("/src/prun-07.json: rejected (data) prun-07.json:2:3 at /x: bad"));
+    }
+
+    #[test]
+    fn shared_counts_add_up_as_if_each_run_held_them() {
+        let plan = vec![
+            (EntryKind::Moved, "/plan/steps/*/condition".to_owned(), 2),
+            (EntryKind::Moved, "/run/plan_id".to_owned(), 1),
+        ];
+        let config = vec![(EntryKind::Defaulted, "/config".to_owned(), 1)];
+        let src = Path::new("/src");
+        let (mut inline, mut shared) = (
+            Builder::new(src, None, false, None),
+            Builder::new(src, None, false, None),
+        );
+        shared.define("a", &plan);
+        shared.define("b", &config);
+        for i in 0..5 {
+            let mut own = line(&format!("prun-{i}.json"), Class::Converted, i, i);
+            let mut all = own.clone();
+            let mut held = own.entries.take().unwrap();
+            held.extend(plan.iter().cloned());
+            held.extend(config.iter().cloned());
+            all.entries = Some(held);
+            inline.add(&all).unwrap();
+            own.entries = Some(vec![(EntryKind::Moved, "/run/plan_id".into(), 1)]);
+            own.shared = Some(vec!["a".into(), "b".into()]);
+            shared.add(&own).unwrap();
+        }
+        let (inline, shared) = (inline.finish(), shared.finish());
+        assert_eq!(shared, inline);
+        assert_eq!(
+            shared.entries.per_field["/run/plan_id"]["moved"], 10,
+            "own and shared counts of one field add up"
+        );
+
+        let mut unknown = line("prun-x.json", Class::Converted, 0, 0);
+        unknown.shared = Some(vec!["c".into()]);
+        let mut builder = Builder::new(src, None, false, None);
+        let problem = builder.add(&unknown).unwrap_err();
+        assert!(problem.contains("\"c\""), "{problem}");
+        assert_eq!(builder.finish().runs, 0, "a refused line is not counted");
     }
 }
