@@ -568,4 +568,62 @@ mod tests {
         assert!(heads.next_head().unwrap().is_none());
         assert!(heads.torn && heads.good_len == 0);
     }
+
+    #[test]
+    fn shared_counts_are_defined_once_per_writer_before_the_first_line_naming_them() {
+        use planrun_converter::report::LossReport;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("journal.jsonl");
+        let mut plan = LossReport::default();
+        plan.push(
+            EntryKind::Moved,
+            Some("/plan/steps/0/condition".into()),
+            None,
+            "why",
+            None,
+        );
+        let plan = SharedEntries::new(plan);
+        let naming = |run: &str| Line {
+            shared: Some(vec![plan.key().to_owned()]),
+            groups: vec![Arc::clone(&plan)],
+            ..run_line(Event::Completed, run)
+        };
+        let header = Line::default();
+        let mut writer = Writer::create(&path, &header).unwrap();
+        writer
+            .append(&[naming("prun-a.json"), naming("prun-b.json")], false)
+            .unwrap();
+        writer.append(&[naming("prun-c.json")], false).unwrap();
+        drop(writer);
+        let (mut writer, _) = Writer::reopen(&path).unwrap();
+        writer.append(&[naming("prun-d.json")], false).unwrap();
+        drop(writer);
+
+        let mut reader = Reader::open(&path).unwrap();
+        let mut events = Vec::new();
+        while let Some(line) = reader.next_line().unwrap() {
+            if line.event == Event::Entries {
+                assert_eq!(line, Line::defining(&plan));
+                assert_eq!(line.key.as_deref(), Some(plan.key()));
+                assert_eq!(line.entries.as_deref(), Some(plan.counts()));
+            } else {
+                assert!(line.groups.is_empty(), "groups are not journaled");
+            }
+            events.push((line.event, line.run));
+        }
+        let entries = (Event::Entries, None);
+        let done = |run: &str| (Event::Completed, Some(run.to_owned()));
+        assert_eq!(
+            events,
+            [
+                (Event::Header, None),
+                entries.clone(),
+                done("prun-a.json"),
+                done("prun-b.json"),
+                done("prun-c.json"),
+                entries,
+                done("prun-d.json"),
+            ]
+        );
+    }
 }
