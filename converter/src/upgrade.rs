@@ -270,8 +270,8 @@ fn convert(
 
     let end_user = end_user(src.end_user, &run.end_user_id, &residue, &mut report)?;
     let step_output_values =
-        step_output_values(&run.outputs.step_outputs, legacy_plan, &plan, &mut report);
-    let final_output = run.outputs.final_output.as_ref().map(|o| {
+        step_output_values(run.outputs.step_outputs, legacy_plan, &plan, &mut report);
+    let final_output = run.outputs.final_output.map(|o| {
         report.push(
             EntryKind::Moved,
             Some("/run/outputs/final_output".into()),
@@ -312,9 +312,9 @@ fn convert(
     }
     let plan_run_inputs = run
         .plan_run_inputs
-        .iter()
+        .into_iter()
         .map(|(name, value)| {
-            let pointer = escape_pointer_token(name);
+            let pointer = escape_pointer_token(&name);
             report.push(
                 EntryKind::Moved,
                 Some(format!("/run/plan_run_inputs/{pointer}")),
@@ -323,10 +323,10 @@ fn convert(
                 None,
             );
             (
-                name.clone(),
+                name,
                 planrun_v2::LocalDataValue {
-                    value: Value::String(value.value.clone()),
-                    summary: value.summary.clone(),
+                    value: Value::String(value.value),
+                    summary: value.summary,
                 },
             )
         })
@@ -364,16 +364,16 @@ fn state(state: planrun_legacy::RunState) -> planrun_v2::PlanRunState {
 }
 
 /// A legacy output as a V2 output; the stringified value stays a string (nothing is decoded).
-pub fn output(output: &Output) -> planrun_v2::Output {
+pub fn output(output: Output) -> planrun_v2::Output {
     match output {
         Output::Local(local) => planrun_v2::Output::Local {
-            value: Value::String(local.value.clone()),
-            summary: local.summary.clone(),
+            value: Value::String(local.value),
+            summary: local.summary,
         },
         Output::AgentMemory(memory) => planrun_v2::Output::AgentMemory {
-            output_name: memory.output_name.clone(),
             plan_run_id: memory.plan_run_id.to_string(),
-            summary: memory.summary.clone(),
+            output_name: memory.output_name,
+            summary: memory.summary,
         },
     }
 }
@@ -453,22 +453,22 @@ fn end_user(
 /// Step outputs matched to plan steps: the first step whose `output` is the key, else `N` from a
 /// `$step_N_output` key, else unmatched (kept with its key, reported).
 fn step_output_values(
-    outputs: &IndexMap<String, Output>,
+    outputs: IndexMap<String, Output>,
     legacy_plan: &planrun_legacy::Plan,
     plan: &planrun_v2::PlanV2,
     report: &mut LossReport,
 ) -> Vec<planrun_v2::StepOutputValue> {
     let note = row("v2.step_outputs").note;
     outputs
-        .iter()
+        .into_iter()
         .enumerate()
         .map(|(i, (key, value))| {
-            let from = format!("/run/outputs/step_outputs/{}", escape_pointer_token(key));
+            let from = format!("/run/outputs/step_outputs/{}", escape_pointer_token(&key));
             let step_num = legacy_plan
                 .steps
                 .iter()
-                .position(|s| &s.output == key)
-                .or_else(|| positional(key).filter(|n| *n < plan.steps.len()));
+                .position(|s| s.output == key)
+                .or_else(|| positional(&key).filter(|n| *n < plan.steps.len()));
             report.push(EntryKind::Moved, Some(from.clone()), Some(format!("/step_output_values/{i}/output")), note, None);
             match step_num {
                 Some(n) => report.push(EntryKind::Derived, Some(from), Some(format!("/step_output_values/{i}/step_num")), format!("produced by plan step {n}"), None),
@@ -477,7 +477,7 @@ fn step_output_values(
             planrun_v2::StepOutputValue {
                 step_num: step_num.map(|n| n as i64),
                 step_name: step_num.map(|n| plan.steps[n].step_name().to_owned()),
-                output_name: key.clone(),
+                output_name: key,
                 description: String::new(),
                 output: output(value),
             }
