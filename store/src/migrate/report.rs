@@ -146,7 +146,7 @@ pub struct Builder {
     /// The shared entry counts journaled so far, by key.
     shared: HashMap<String, Vec<(EntryKind, String, u64)>, Fast>,
     /// How many runs name each key: a key's counts are added once per key, times this.
-    runs_sharing: HashMap<String, u64, Fast>,
+    runs_sharing: Counts,
 }
 
 impl Builder {
@@ -181,7 +181,7 @@ impl Builder {
             },
             src_dir,
             shared: HashMap::default(),
-            runs_sharing: HashMap::default(),
+            runs_sharing: Counts::default(),
         }
     }
 
@@ -206,12 +206,7 @@ impl Builder {
             }
         }
         for key in line.shared.iter().flatten() {
-            match self.runs_sharing.get_mut(key) {
-                Some(runs) => *runs += 1,
-                None => {
-                    self.runs_sharing.insert(key.clone(), 1);
-                }
-            }
+            bump(&mut self.runs_sharing, key, 1);
         }
         let report = &mut self.report;
         let path = format!("{}/{run}", self.src_dir);
