@@ -15,7 +15,7 @@ use indexmap::IndexMap;
 use serde::de::{self, DeserializeOwned, Deserializer, MapAccess, Visitor};
 use serde::Deserialize;
 use serde_json::value::RawValue;
-use xxhash_rust::xxh3::Xxh3Builder;
+use xxhash_rust::xxh3::{xxh3_128, Xxh3Builder};
 
 use crate::output::{LocalDataValue, Output, StepOutputValue};
 use crate::run::{LegacyResidue, PlanRunState, FIELDS};
@@ -120,35 +120,39 @@ struct StepIndex(#[serde(deserialize_with = "int::exact")] i64);
 #[allow(dead_code, reason = "read for its verdict only")]
 struct FinalOutput(#[serde(deserialize_with = "wire::nullable")] Option<Output>);
 
-/// Texts already read and accepted; forgets them all when full, so memory stays bounded.
+/// Texts already read and accepted, remembered by their XXH3-128 hash rather than held: a
+/// store's runs share thousands of plans, each run's far from the other runs of its plan, and
+/// a hash is small enough to remember them all (about 20 bytes each). Two texts of one hash
+/// would be taken for one; among the 2^17 texts remembered at most (it forgets them all when
+/// full, so memory stays bounded) the odds of that are below 2^-93.
 #[derive(Debug, Default)]
-struct Seen(Mutex<HashSet<Box<[u8]>, Xxh3Builder>>);
+struct Seen(Mutex<HashSet<u128, Xxh3Builder>>);
 
 impl Seen {
-    const CAPACITY: usize = 1024;
+    const CAPACITY: usize = 1 << 17;
 
     /// Whether `text` has passed before.
     fn contains(&self, text: &[u8]) -> bool {
-        self.0
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .contains(text)
+        self.lock().contains(&xxh3_128(text))
     }
 
     /// Reads `raw` as `T`, unless a text equal to `raw`'s has passed before.
     fn check<T: DeserializeOwned, E: de::Error>(&self, raw: &RawValue) -> Result<(), E> {
-        let text = raw.get().as_bytes();
-        let lock = || self.0.lock().unwrap_or_else(PoisonError::into_inner);
-        if lock().contains(text) {
+        let hash = xxh3_128(raw.get().as_bytes());
+        if self.lock().contains(&hash) {
             return Ok(());
         }
         read::<T>(raw).map_err(E::custom)?;
-        let mut seen = lock();
+        let mut seen = self.lock();
         if seen.len() >= Self::CAPACITY {
             seen.clear();
         }
-        seen.insert(text.into());
+        seen.insert(hash);
         Ok(())
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashSet<u128, Xxh3Builder>> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
 

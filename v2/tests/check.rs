@@ -210,6 +210,31 @@ fn a_pretty_run_whose_plan_and_config_were_accepted_is_read_without_them() {
 }
 
 #[test]
+fn a_plan_and_config_accepted_thousands_of_runs_ago_are_still_cut_out() {
+    // The runs of a store's plans lie far apart; the checker remembers more plans and configs
+    // than a 10,000-run store holds (it remembered only 1024 texts of each when it held them).
+    let checker = Checker::new();
+    let run_numbered = |n: usize| {
+        let mut run = fixture();
+        run["plan"]["label"] = Value::from(format!("plan {n}"));
+        run["config"]["portia_dashboard_url"] = Value::from(format!("https://app.example/{n}"));
+        serde_json::to_string_pretty(&run).unwrap()
+    };
+    let first = run_numbered(0);
+    assert!(same_verdict(&checker, &first));
+    for n in 1..5000 {
+        assert!(checker.check(run_numbered(n).as_bytes()).is_ok());
+    }
+    let before = checker.cut_reads();
+    assert!(same_verdict(&checker, &first));
+    assert_eq!(
+        checker.cut_reads(),
+        before + 1,
+        "the first plan and config were forgotten"
+    );
+}
+
+#[test]
 fn an_accepted_plan_text_away_from_the_runs_plan_is_not_taken_for_it() {
     let checker = Checker::new();
     let good = serde_json::to_string_pretty(&fixture()).unwrap();
