@@ -140,6 +140,44 @@ fn mixed_store(root: &Path) -> std::path::PathBuf {
     store
 }
 
+/// A migration journals each distinct set of loss totals (a config's, a plan's, a run's own)
+/// once, in an `entries` line before the first line naming its key; `completed` lines hold keys,
+/// not totals. Most runs of a store have the own totals of some earlier run, so there are fewer
+/// `entries` lines than runs.
+fn journal_names_each_set_of_totals_once(journal: &Path) {
+    let mut defined = std::collections::HashSet::new();
+    let (mut completed, mut named) = (0, 0);
+    for line in std::fs::read_to_string(journal).unwrap().lines() {
+        let line: Value = serde_json::from_str(line).unwrap();
+        match line["event"].as_str().unwrap() {
+            "entries" => {
+                let key = line["key"].as_str().unwrap().to_owned();
+                assert!(line["entries"].is_array(), "{line}");
+                assert!(defined.insert(key), "defined twice: {line}");
+            }
+            "completed" => {
+                completed += 1;
+                assert!(
+                    line.get("entries").is_none(),
+                    "totals in a run line: {line}"
+                );
+                for key in line["shared"].as_array().into_iter().flatten() {
+                    named += 1;
+                    let key = key.as_str().unwrap();
+                    assert!(defined.contains(key), "{key} named before it is defined");
+                }
+            }
+            _ => {}
+        }
+    }
+    assert!(named > completed, "{named} keys named by {completed} runs");
+    assert!(
+        defined.len() < completed,
+        "{} entries lines for {completed} runs",
+        defined.len()
+    );
+}
+
 #[test]
 fn jobs_shards_dry_runs_and_resumes_give_the_same_outputs() {
     let tmp = tempfile::tempdir().unwrap();
@@ -159,6 +197,7 @@ fn jobs_shards_dry_runs_and_resumes_give_the_same_outputs() {
         current,
         "copied as is"
     );
+    journal_names_each_set_of_totals_once(&one.join(".planrun/journal.jsonl"));
 
     let two = tmp.path().join("two");
     let (output, _) = migrate(&store, &two, &["--jobs", "2"]);

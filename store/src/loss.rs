@@ -11,15 +11,14 @@ use serde_json::Value;
 
 use planrun_converter::report::{Entry, EntryKind, LossReport};
 
-/// Map containers whose keys are data (step output names, input names, …), not field names.
-const KEYED: [&str; 6] = [
-    "step_outputs",
-    "plan_run_inputs",
-    "additional_data",
-    "entries",
-    "extra",
-    "fields",
-];
+/// Whether `token` names a map container whose keys are data (step output names, input names,
+/// …), not field names.
+fn keyed(token: &str) -> bool {
+    matches!(
+        token,
+        "step_outputs" | "plan_run_inputs" | "additional_data" | "entries" | "extra" | "fields"
+    )
+}
 
 /// The field a pointer names: array indexes and map keys replaced by `*`
 /// (`/run/outputs/step_outputs/$flights` → `/run/outputs/step_outputs/*`).
@@ -41,7 +40,7 @@ fn write_field(out: &mut String, pointer: &str) {
         let token = &pointer[at + 1..next.unwrap_or(pointer.len())];
         out.push('/');
         let index = !token.is_empty() && token.bytes().all(|b| b.is_ascii_digit());
-        if index || KEYED.contains(&prev) {
+        if index || keyed(prev) {
             out.push('*');
         } else {
             out.push_str(token);
@@ -73,13 +72,52 @@ fn add(counts: &mut Counts, kind: EntryKind, field: &str, n: u64) {
     }
 }
 
+/// Loss-report entry counts named by a key, so that a journal writes them once and its lines
+/// name them by the key: equal counts (the plans of one shape, the runs of one shape) have one.
+#[derive(Debug, PartialEq)]
+pub struct SharedCounts {
+    counts: Counts,
+    key: String,
+}
+
+impl SharedCounts {
+    /// Names `counts`, sorted by kind, then field, as a run report's counts are.
+    pub fn new(counts: Vec<(EntryKind, String, u64)>) -> Arc<Self> {
+        let key = format!("{:016x}", key_of(&counts));
+        Arc::new(SharedCounts { counts, key })
+    }
+
+    /// The counts per kind and field, sorted.
+    pub fn counts(&self) -> &[(EntryKind, String, u64)] {
+        &self.counts
+    }
+
+    /// The counts' key: 16 hex digits of the XXH3-64 of their encoding (see [`key_of`]).
+    pub fn key(&self) -> &str {
+        &self.key
+    }
+}
+
+/// XXH3-64 of an unambiguous encoding of `counts`: each kind's and field's length and bytes,
+/// then the number. Hashed once per run, so cheaper than writing the counts as JSON.
+fn key_of(counts: &Counts) -> u64 {
+    let mut bytes = Vec::with_capacity(counts.iter().map(|(_, f, _)| f.len() + 32).sum());
+    for (kind, field, n) in counts {
+        for text in [kind.as_str(), field] {
+            bytes.extend_from_slice(&(text.len() as u64).to_le_bytes());
+            bytes.extend_from_slice(text.as_bytes());
+        }
+        bytes.extend_from_slice(&n.to_le_bytes());
+    }
+    xxhash_rust::xxh3::xxh3_64(&bytes)
+}
+
 /// Entries that many runs share (a config's, a plan conversion's), with their counts made once
-/// and a key that names the counts: equal counts (the plans of one shape) have one key.
+/// and named by a key.
 #[derive(Debug, PartialEq)]
 pub struct SharedEntries {
     report: LossReport,
-    counts: Counts,
-    key: String,
+    counts: Arc<SharedCounts>,
 }
 
 impl SharedEntries {
@@ -87,12 +125,9 @@ impl SharedEntries {
     pub fn new(report: LossReport) -> Arc<Self> {
         let mut counts = Counts::new();
         count(&mut counts, &report.entries);
-        let text = serde_json::to_string(&counts).expect("counts are JSON");
-        let key = format!("{:016x}", xxhash_rust::xxh3::xxh3_64(text.as_bytes()));
         Arc::new(SharedEntries {
             report,
-            counts,
-            key,
+            counts: SharedCounts::new(counts),
         })
     }
 
@@ -101,14 +136,9 @@ impl SharedEntries {
         &self.report
     }
 
-    /// The entries counted per kind and field, sorted.
-    pub fn counts(&self) -> &[(EntryKind, String, u64)] {
+    /// The entries counted per kind and field, with their key.
+    pub fn counts(&self) -> &Arc<SharedCounts> {
         &self.counts
-    }
-
-    /// The counts' key: 16 hex digits of the XXH3-64 of their JSON text.
-    pub fn key(&self) -> &str {
-        &self.key
     }
 }
 
@@ -203,7 +233,7 @@ impl RunReport {
     pub fn counts(&self) -> Vec<(EntryKind, String, u64)> {
         let mut counts = self.own_counts();
         for shared in self.shared() {
-            for (kind, field, n) in &shared.counts {
+            for (kind, field, n) in shared.counts.counts() {
                 add(&mut counts, *kind, field, *n);
             }
         }
@@ -352,12 +382,35 @@ mod tests {
         };
         let (a, b) = (plan("/plan/steps/3/x"), plan("/plan/steps/7/x"));
         assert_ne!(a.report(), b.report());
-        assert_eq!(a.key(), b.key(), "the same counts");
-        assert_eq!(a.key().len(), 16);
-        assert!(a
-            .key()
+        let key = |shared: &SharedEntries| shared.counts().key().to_owned();
+        assert_eq!(key(&a), key(&b), "the same counts");
+        assert_eq!(key(&a).len(), 16);
+        assert!(key(&a)
             .bytes()
             .all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase()));
-        assert_ne!(a.key(), plan("/plan/steps/3/y").key());
+        assert_ne!(key(&a), key(&plan("/plan/steps/3/y")));
+    }
+
+    #[test]
+    fn a_key_tells_apart_counts_that_differ_in_any_kind_field_or_number() {
+        let key = |counts: &[(EntryKind, &str, u64)]| {
+            let counts = counts.iter().map(|(k, f, n)| (*k, (*f).to_owned(), *n));
+            SharedCounts::new(counts.collect()).key().to_owned()
+        };
+        let one = [(EntryKind::Moved, "/run/a", 1)];
+        assert_eq!(key(&one), key(&one));
+        for other in [
+            &[(EntryKind::Moved, "/run/a", 2)][..],
+            &[(EntryKind::Dropped, "/run/a", 1)],
+            &[(EntryKind::Moved, "/run/b", 1)],
+            &[
+                (EntryKind::Moved, "/run/a", 1),
+                (EntryKind::Moved, "/run/b", 1),
+            ],
+            &[(EntryKind::Moved, "/run/a/run/b", 1)],
+            &[],
+        ] {
+            assert_ne!(key(&one), key(other), "{other:?}");
+        }
     }
 }

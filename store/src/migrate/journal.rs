@@ -8,10 +8,12 @@
 //! failure). The last `completed`/`failed` line of a run is its state; a run with only `started`
 //! was in flight when the process ended and is redone.
 //!
-//! A run's loss-report totals are its own `entries` plus, under `shared`, the keys of `entries`
-//! lines: the totals of the config's and the plan's entries, which every run of a plan shares,
-//! are written once per session and key, before the first line that names them, instead of
-//! once per run.
+//! A run's loss-report totals are named under `shared` by the keys of `entries` lines: the
+//! totals of its config's entries, of its plan's, and of its own. Each distinct set of totals is
+//! written once per session, before the first line that names it, instead of once per run: the
+//! runs of one plan share its totals, and most runs of a store have the same own totals as some
+//! earlier run. (Journals of earlier versions hold a run's own totals in its line's `entries`;
+//! they are still read.)
 //!
 //! Lines are written whole, one `write(2)` per group; after a SIGKILL or a power loss the last
 //! line may be torn. A reader stops at the first line that is not complete, valid JSON, and a
@@ -27,7 +29,7 @@ use planrun_converter::report::EntryKind;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
-use crate::loss::SharedEntries;
+use crate::loss::SharedCounts;
 use crate::{Class, Failure};
 
 /// The `format` of a journal header.
@@ -147,11 +149,11 @@ pub struct Line {
     /// Completed: the agent-memory files copied.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub memory: Option<Vec<MemoryRecord>>,
-    /// Completed: the run's own loss-report entry counts, `[kind, field, count]`; entries: the
-    /// counts the key names.
+    /// Entries: the counts the key names, `[kind, field, count]`. Completed, in journals of
+    /// earlier versions: the run's own counts.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub entries: Option<Vec<(EntryKind, String, u64)>>,
-    /// Completed: the keys of `entries` lines whose counts the run's report holds too.
+    /// Completed: the keys of the `entries` lines whose counts make up the run's report.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shared: Option<Vec<String>>,
     /// Entries: the key completed lines name the counts by (16 hex digits).
@@ -160,15 +162,15 @@ pub struct Line {
     /// Failed: why.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<ErrorRecord>,
-    /// Not journaled: the shared entries `shared` names, for the writer to journal before the
-    /// line the first time a session names them.
+    /// Not journaled: the counts `shared` names, for the writer to journal before the line the
+    /// first time a session names them.
     #[serde(skip)]
-    pub groups: Vec<Arc<SharedEntries>>,
+    pub groups: Vec<Arc<SharedCounts>>,
 }
 
 impl Line {
     /// The `entries` line that defines `shared`'s key.
-    pub fn defining(shared: &SharedEntries) -> Line {
+    pub fn defining(shared: &SharedCounts) -> Line {
         Line {
             event: Event::Entries,
             key: Some(shared.key().to_owned()),
@@ -201,30 +203,61 @@ impl Head {
         matches!(self.event, Event::Completed | Event::Failed)
     }
 
-    /// The head of a line as [`Line::to_jsonl`] writes a run line, `{"event":"…","run":"…",`,
-    /// taken from its first bytes without reading the rest; `None` when the line does not
-    /// start so (a header, a session line, a name with escapes), and it has to be read as JSON.
+    /// The head of a line as [`Line::to_jsonl`] writes a run line, `{"event":"…","run":"…",`
+    /// or a whole `started` line, or of an `entries` line, `{"event":"entries",`, taken from its
+    /// first bytes without reading the rest; `None` when the line does not start so (a header, a
+    /// session line, a name with escapes), and it has to be read as JSON.
     fn from_prefix(line: &[u8]) -> Option<Head> {
-        let rest = line.strip_prefix(b"{\"event\":\"")?;
-        let (event, rest) = [
-            (Event::Started, "started"),
-            (Event::Completed, "completed"),
-            (Event::Failed, "failed"),
-        ]
-        .into_iter()
-        .find_map(|(event, name)| Some((event, rest.strip_prefix(name.as_bytes())?)))?;
-        let rest = rest.strip_prefix(b"\",\"run\":\"")?;
-        let end = rest
-            .iter()
-            .position(|&b| b == b'"' || b == b'\\' || b < 0x20)?;
-        if rest[end] != b'"' || rest.get(end + 1) != Some(&b',') {
-            return None;
+        if line.starts_with(b"{\"event\":\"entries\",") {
+            return Some(Head {
+                event: Event::Entries,
+                run: None,
+            });
         }
-        let run = std::str::from_utf8(&rest[..end]).ok()?;
-        Some(Head {
+        let (event, run, rest) = run_prefix(line)?;
+        (rest.first() == Some(&b',') || rest == b"}\n").then(|| Head {
             event,
             run: Some(run.to_owned()),
         })
+    }
+}
+
+/// The event and run of a run line as [`Line::to_jsonl`] writes it, `{"event":"…","run":"…"`,
+/// when the name needs no escape, with the bytes after the name's closing quote.
+fn run_prefix(line: &[u8]) -> Option<(Event, &str, &[u8])> {
+    let rest = line.strip_prefix(b"{\"event\":\"")?;
+    let (event, rest) = [
+        (Event::Started, "started"),
+        (Event::Completed, "completed"),
+        (Event::Failed, "failed"),
+    ]
+    .into_iter()
+    .find_map(|(event, name)| Some((event, rest.strip_prefix(name.as_bytes())?)))?;
+    let rest = rest.strip_prefix(b"\",\"run\":\"")?;
+    let end = rest
+        .iter()
+        .position(|&b| b == b'"' || b == b'\\' || b < 0x20)?;
+    if rest[end] != b'"' {
+        return None;
+    }
+    let run = std::str::from_utf8(&rest[..end]).ok()?;
+    Some((event, run, &rest[end + 1..]))
+}
+
+impl Line {
+    /// A `started` line exactly as [`Line::to_jsonl`] writes it, `{"event":"started","run":"…"}`
+    /// with a name that needs no escape, read without the JSON reader: the match covers the
+    /// whole line, so it accepts nothing the reader would refuse. Half a journal's lines are
+    /// these.
+    fn started(line: &[u8]) -> Option<Line> {
+        match run_prefix(line)? {
+            (Event::Started, run, b"}\n") => Some(Line {
+                event: Event::Started,
+                run: Some(run.to_owned()),
+                ..Line::default()
+            }),
+            _ => None,
+        }
     }
 }
 
@@ -262,7 +295,7 @@ impl<R: BufRead> Reader<R> {
 
     /// The next valid line, `None` at the end or at a torn line.
     pub fn next_line(&mut self) -> io::Result<Option<Line>> {
-        self.next_as()
+        self.next_with(|line| Line::started(line).or_else(|| read(line)))
     }
 
     /// The [`Head`] of the next line, read from its first bytes where it can be: unlike
@@ -381,23 +414,28 @@ impl Writer {
         })
     }
 
-    /// Appends lines with one `write(2)`, each after the `entries` lines of the shared entries
-    /// it is the first of this writer's lines to name; with `sync`, then `fdatasync`s the
+    /// Appends lines with one `write(2)`, each after the `entries` lines of the counts it is the
+    /// first of this writer's lines to name; with `sync`, then `fdatasync`s the
     /// journal.
     pub fn append(&mut self, lines: &[Line], sync: bool) -> io::Result<()> {
         if lines.is_empty() {
             return Ok(());
         }
-        let mut text = String::new();
+        let mut text = Vec::new();
+        let mut push = |line: &Line| {
+            serde_json::to_writer(&mut text, line).expect("journal lines are JSON");
+            text.push(b'\n');
+        };
         for line in lines {
             for shared in &line.groups {
-                if self.defined.insert(shared.key().to_owned()) {
-                    text.push_str(&Line::defining(shared).to_jsonl());
+                if !self.defined.contains(shared.key()) {
+                    self.defined.insert(shared.key().to_owned());
+                    push(&Line::defining(shared));
                 }
             }
-            text.push_str(&line.to_jsonl());
+            push(line);
         }
-        self.file.write_all(text.as_bytes())?;
+        self.file.write_all(&text)?;
         if sync {
             self.file.sync_data()?;
         }
@@ -537,6 +575,27 @@ mod tests {
                 text.push_str(&jsonl);
             }
         }
+        for name in names {
+            let jsonl = run_line(Event::Started, name).to_jsonl();
+            let fast = Head::from_prefix(jsonl.as_bytes());
+            let plain = !name.contains(['"', '\\', '\t']);
+            assert_eq!(fast.is_some(), plain, "{jsonl}");
+            let line = Line::started(jsonl.as_bytes());
+            assert_eq!(line.is_some(), plain, "{jsonl}");
+            if let Some(line) = line {
+                assert_eq!(Some(line), read::<Line>(jsonl.as_bytes()));
+            }
+            text.push_str(&jsonl);
+        }
+        let entries = Line::defining(&SharedCounts::new(vec![(
+            EntryKind::Moved,
+            "/run/x".into(),
+            1,
+        )]))
+        .to_jsonl();
+        let head = Head::from_prefix(entries.as_bytes()).expect("an entries line's head");
+        assert_eq!((head.event, head.run), (Event::Entries, None));
+        text.push_str(&entries);
         text.push_str("{\"event\":\"started\",\"run\":\"x\",}\n");
         let mut reader = Reader::new(text.as_bytes());
         let mut heads = Vec::new();
@@ -551,7 +610,7 @@ mod tests {
         }
         assert!(reader.torn);
         // The invalid last line passes the prefix: only a full read stops there.
-        assert_eq!(heads.len(), 3 * names.len() + 3);
+        assert_eq!(heads.len(), 4 * names.len() + 4);
         assert_eq!(heads[..heads.len() - 1], serde_heads[..]);
     }
 
@@ -571,6 +630,7 @@ mod tests {
 
     #[test]
     fn shared_counts_are_defined_once_per_writer_before_the_first_line_naming_them() {
+        use crate::loss::SharedEntries;
         use planrun_converter::report::LossReport;
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("journal.jsonl");
@@ -582,7 +642,7 @@ mod tests {
             "why",
             None,
         );
-        let plan = SharedEntries::new(plan);
+        let plan = Arc::clone(SharedEntries::new(plan).counts());
         let naming = |run: &str| Line {
             shared: Some(vec![plan.key().to_owned()]),
             groups: vec![Arc::clone(&plan)],

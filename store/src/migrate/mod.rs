@@ -45,6 +45,7 @@ use std::fs::File;
 use std::io;
 use std::path::{Component, Path, PathBuf};
 use std::str::FromStr;
+use std::sync::Arc;
 use std::time::Instant;
 
 use planrun_v2::check::Checker;
@@ -53,6 +54,7 @@ use rayon::prelude::*;
 use self::journal::{Event, Line, MemoryRecord, OpenError, Reader, Writer, JOURNAL_FORMAT};
 use self::report::{BatchReport, Builder};
 use crate::fsio::shard_temp_prefix;
+use crate::loss::SharedCounts;
 use crate::{
     conflicts, convert_entry, fnv1a64, list_store, read_nofollow, run_key, safe_component,
     DiskSink, DiskStore, Failure, MemoryFile, References, ResolvedConfig, RunResult, Sink,
@@ -877,8 +879,15 @@ fn work(ctx: &Ctx, index: usize) -> Result<Line, MigrateError> {
             line.class = Some(out.class);
             line.bytes_out = Some(out.bytes.len() as u64);
             line.hash = Some(content_hash(&out.bytes));
-            line.entries = Some(out.report.own_counts());
-            line.groups = out.report.shared().cloned().collect();
+            line.groups = out
+                .report
+                .shared()
+                .map(|s| Arc::clone(s.counts()))
+                .collect();
+            let own = out.report.own_counts();
+            if !own.is_empty() {
+                line.groups.push(SharedCounts::new(own));
+            }
             if !line.groups.is_empty() {
                 line.shared = Some(line.groups.iter().map(|g| g.key().to_owned()).collect());
             }
