@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::Path;
 
-use indexmap::IndexMap;
+use indexmap::{IndexMap, IndexSet};
 use serde::{Deserialize, Serialize};
 use xxhash_rust::xxh3::Xxh3DefaultBuilder;
 
@@ -143,8 +143,11 @@ pub struct Ignored {
 pub struct Builder {
     report: BatchReport,
     src_dir: String,
-    /// The shared entry counts journaled so far, by key.
-    shared: HashMap<String, Vec<(EntryKind, String, u64)>, Fast>,
+    /// The shared entry counts journaled so far, by key, each field as its index in `fields`: a
+    /// large store has thousands of distinct sets of counts over a few hundred fields.
+    shared: HashMap<String, Vec<(EntryKind, u32, u64)>, Fast>,
+    /// The fields the shared counts name.
+    fields: IndexSet<String, Fast>,
     /// How many runs name each key: a key's counts are added once per key, times this.
     runs_sharing: Counts,
 }
@@ -181,15 +184,32 @@ impl Builder {
             },
             src_dir,
             shared: HashMap::default(),
+            fields: IndexSet::default(),
             runs_sharing: Counts::default(),
         }
     }
 
     /// Records the shared entry counts `key` names (an `entries` journal line).
     pub fn define(&mut self, key: &str, counts: &[(EntryKind, String, u64)]) {
-        if !self.shared.contains_key(key) {
-            self.shared.insert(key.to_owned(), counts.to_vec());
+        if self.shared.contains_key(key) {
+            return;
         }
+        let fields = &mut self.fields;
+        let counts = counts
+            .iter()
+            .map(|(kind, field, n)| {
+                let at = match fields.get_index_of(field.as_str()) {
+                    Some(at) => at,
+                    None => fields.insert_full(field.clone()).0,
+                };
+                (
+                    *kind,
+                    u32::try_from(at).expect("fewer than 2^32 fields"),
+                    *n,
+                )
+            })
+            .collect();
+        self.shared.insert(key.to_owned(), counts);
     }
 
     /// Adds a run's final (`completed` or `failed`) line; refuses one that names shared counts
@@ -282,7 +302,7 @@ impl Builder {
                 bump(&mut totals.per_kind, kind.as_str(), n.saturating_mul(*runs));
                 bump_nested(
                     &mut totals.per_field,
-                    field,
+                    &self.fields[*field as usize],
                     kind.as_str(),
                     n.saturating_mul(*runs),
                 );
