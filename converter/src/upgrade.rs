@@ -1,9 +1,10 @@
 //! The final step: an R6 run, its Plan, its EndUser and a Config become one `PlanRunV2`.
 //! Every datum lands in a typed V2 field or in the `legacy` residue, and the report says which.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use indexmap::IndexMap;
+use planrun_wire::join;
 use serde_json::{Map, Value};
 
 use planrun_legacy::json::escape_pointer_token;
@@ -203,10 +204,9 @@ fn convert(
         );
     }
 
-    let plan_file = format!("{}.json", run.plan_id);
-    let legacy_plan = src.plan.ok_or(ConvertError::Blocked {
+    let legacy_plan = src.plan.ok_or_else(|| ConvertError::Blocked {
         what: "plan",
-        missing: plan_file,
+        missing: format!("{}.json", run.plan_id),
     })?;
     if let Some(id) = legacy_plan.id {
         if id != run.plan_id {
@@ -317,8 +317,8 @@ fn convert(
             let pointer = escape_pointer_token(&name);
             report.push(
                 EntryKind::Moved,
-                Some(format!("/run/plan_run_inputs/{pointer}")),
-                Some(format!("/plan_run_inputs/{pointer}")),
+                Some(join!("/run/plan_run_inputs/", pointer)),
+                Some(join!("/plan_run_inputs/", pointer)),
                 row("v2.plan_run_inputs").note,
                 None,
             );
@@ -410,11 +410,13 @@ fn end_user(
             }
         }
         None => {
+            static NOTE: OnceLock<String> = OnceLock::new();
             report.push(
                 EntryKind::Defaulted,
                 Some("/run/end_user_id".into()),
                 Some("/end_user".into()),
-                format!("no end-user file: {}", row("v2.end_user_id").note),
+                NOTE.get_or_init(|| format!("no end-user file: {}", row("v2.end_user_id").note))
+                    .as_str(),
                 None,
             );
             planrun_v2::EndUser {
@@ -432,16 +434,16 @@ fn end_user(
         .and_then(Value::as_object);
     for (key, value) in context_data.into_iter().flatten() {
         let token = escape_pointer_token(key);
-        let from = Some(format!("/run/execution_context/additional_data/{token}"));
+        let from = Some(join!("/run/execution_context/additional_data/", token));
         if user.additional_data.contains_key(key) {
-            report.push(EntryKind::Moved, from, Some(format!("/legacy/entries/{}", escape_pointer_token("/run/execution_context"))), "the stored end user has its own value for this key; the context's stays in the residue", None);
+            report.push(EntryKind::Moved, from, Some(join!("/legacy/entries/", escape_pointer_token("/run/execution_context"))), "the stored end user has its own value for this key; the context's stays in the residue", None);
         } else {
             user.additional_data
                 .insert(key.clone(), value.as_str().map(str::to_owned));
             report.push(
                 EntryKind::Derived,
                 from,
-                Some(format!("/end_user/additional_data/{token}")),
+                Some(join!("/end_user/additional_data/", token)),
                 row("v2.additional_data").note,
                 None,
             );
@@ -463,16 +465,16 @@ fn step_output_values(
         .into_iter()
         .enumerate()
         .map(|(i, (key, value))| {
-            let from = format!("/run/outputs/step_outputs/{}", escape_pointer_token(&key));
+            let from = join!("/run/outputs/step_outputs/", escape_pointer_token(&key));
             let step_num = legacy_plan
                 .steps
                 .iter()
                 .position(|s| s.output == key)
                 .or_else(|| positional(&key).filter(|n| *n < plan.steps.len()));
-            report.push(EntryKind::Moved, Some(from.clone()), Some(format!("/step_output_values/{i}/output")), note, None);
+            report.push(EntryKind::Moved, Some(from.clone()), Some(join!("/step_output_values/", i, "/output")), note, None);
             match step_num {
-                Some(n) => report.push(EntryKind::Derived, Some(from), Some(format!("/step_output_values/{i}/step_num")), format!("produced by plan step {n}"), None),
-                None => report.push(EntryKind::Derived, Some(from), Some(format!("/step_output_values/{i}/output_name")), "no plan step produces this output: step_num and step_name are null, the key is kept as output_name", None),
+                Some(n) => report.push(EntryKind::Derived, Some(from), Some(join!("/step_output_values/", i, "/step_num")), join!("produced by plan step ", n), None),
+                None => report.push(EntryKind::Derived, Some(from), Some(join!("/step_output_values/", i, "/output_name")), "no plan step produces this output: step_num and step_name are null, the key is kept as output_name", None),
             }
             planrun_v2::StepOutputValue {
                 step_num: step_num.map(|n| n as i64),
@@ -500,19 +502,19 @@ fn clarification(
     clar: &Clarification,
     report: &mut LossReport,
 ) -> Result<planrun_v2::Clarification, ConvertError> {
-    let at = format!("/run/outputs/clarifications/{index}");
-    let to = format!("/clarifications/{index}");
+    let at = join!("/run/outputs/clarifications/", index);
+    let to = join!("/clarifications/", index);
     let id = if let Some(id) = clar.id {
         id.to_string()
     } else {
         let id = stable_id(
             "clar",
-            &format!("{at}{}", serde_json::to_string(clar).expect("JSON")),
+            &join!(at, serde_json::to_string(clar).expect("JSON")),
         );
         report.push(
             EntryKind::Defaulted,
             None,
-            Some(format!("{to}/id")),
+            Some(join!(to, "/id")),
             "the clarification has no id; one is derived from its content",
             Some(Value::String(id.clone())),
         );
@@ -523,7 +525,7 @@ fn clarification(
         report.push(
             EntryKind::Defaulted,
             None,
-            Some(format!("{to}/plan_run_id")),
+            Some(join!(to, "/plan_run_id")),
             "no run reference in the source",
             Some(Value::Null),
         );
@@ -545,7 +547,7 @@ fn clarification(
         report.push(
             EntryKind::Defaulted,
             None,
-            Some(format!("{to}/{key}")),
+            Some(join!(to, "/", key)),
             "a key this release of the SDK did not write",
             Some(Value::Null),
         );
@@ -554,7 +556,7 @@ fn clarification(
         report.push(
             EntryKind::Moved,
             Some(at.clone()),
-            Some(format!("{to}/extra")),
+            Some(join!(to, "/extra")),
             "keys the SDK's clarification models ignore, kept",
             None,
         );
@@ -641,12 +643,12 @@ fn normalization_entries(
     for n in normalizations {
         match n {
             N::Coerced { pointer, from, .. } => {
-                let at = format!("{doc}{pointer}");
+                let at = join!(doc, pointer);
                 report.push(
                     EntryKind::Coerced,
                     Some(at.clone()),
                     Some(at),
-                    format!("read leniently and written canonically, {note}"),
+                    join!("read leniently and written canonically, ", note),
                     Some(from.clone()),
                 );
             }
@@ -654,17 +656,17 @@ fn normalization_entries(
                 report.push(
                     EntryKind::Defaulted,
                     None,
-                    Some(format!("{doc}{pointer}")),
-                    format!("absent in the file; the SDK's default, {note}"),
+                    Some(join!(doc, pointer)),
+                    join!("absent in the file; the SDK's default, ", note),
                     Some(value.clone()),
                 );
             }
             N::Dropped { pointer, value } => {
                 report.push(
                     EntryKind::Dropped,
-                    Some(format!("{doc}{pointer}")),
+                    Some(join!(doc, pointer)),
                     None,
-                    format!("a key the SDK's model ignores, {note}"),
+                    join!("a key the SDK's model ignores, ", note),
                     Some(value.clone()),
                 );
             }

@@ -5,6 +5,7 @@
 use std::borrow::Cow;
 use std::fmt;
 
+use planrun_wire::join;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
@@ -362,9 +363,9 @@ fn run_prefix_fact(
     what: &str,
 ) {
     match prefix_of(value) {
-        Some("wkfl") => facts.hard(pointer, format!("{what} prefix wkfl-"), all(W1, W1)),
-        Some("pr") => facts.hard(pointer, format!("{what} prefix pr-"), all(R0, R0)),
-        Some("prun") => facts.hard(pointer, format!("{what} prefix prun-"), since(R1)),
+        Some("wkfl") => facts.hard(pointer, join!(what, " prefix wkfl-"), all(W1, W1)),
+        Some("pr") => facts.hard(pointer, join!(what, " prefix pr-"), all(R0, R0)),
+        Some("prun") => facts.hard(pointer, join!(what, " prefix prun-"), since(R1)),
         _ => {}
     }
 }
@@ -422,7 +423,7 @@ fn run_facts(facts: &mut Facts, obj: &Map<String, Value>) {
         .enumerate()
     {
         if let Some(clar) = clar.as_object() {
-            clarification_facts(facts, &format!("/outputs/clarifications/{i}"), clar);
+            clarification_facts(facts, &join!("/outputs/clarifications/", i), clar);
         }
     }
 }
@@ -438,9 +439,9 @@ fn context_facts(facts: &mut Facts, ec: &Map<String, Value>) {
         "execution_agent_system_context_extension",
     ];
     if let Some(k) = old_ext.iter().find(|k| ec.contains_key(**k)) {
-        facts.hard(p(k), format!("execution_context has {k}"), all(W1, W1));
+        facts.hard(p(k), join!("execution_context has ", k), all(W1, W1));
     } else if let Some(k) = new_ext.iter().find(|k| ec.contains_key(**k)) {
-        facts.hard(p(k), format!("execution_context has {k}"), all(R0, R2));
+        facts.hard(p(k), join!("execution_context has ", k), all(R0, R2));
     } else {
         facts.soft(
             p(""),
@@ -561,7 +562,7 @@ fn plan_facts(facts: &mut Facts, obj: &Map<String, Value>) -> Result<(), ParseEr
             .enumerate()
         {
             variables += 1;
-            let p = format!("/steps/{i}/inputs/{j}");
+            let p = join!("/steps/", i, "/inputs/", j);
             if var.get("value").is_some() && with_value.is_none() {
                 with_value = Some(child(&p, "value"));
             }
@@ -571,7 +572,7 @@ fn plan_facts(facts: &mut Facts, obj: &Map<String, Value>) -> Result<(), ParseEr
         }
         if let Some(extra) = step.keys().find(|k| !declared.contains(&k.as_str())) {
             facts.hard(
-                child(&format!("/steps/{i}"), extra),
+                child(&join!("/steps/", i), extra),
                 format!("step key {extra:?} kept by extra=\"allow\" (0.1.7+)"),
                 since(R1),
             );
@@ -593,7 +594,7 @@ fn plan_facts(facts: &mut Facts, obj: &Map<String, Value>) -> Result<(), ParseEr
     }
     match steps.iter().position(|s| s.contains_key("condition")) {
         Some(i) => facts.hard(
-            format!("/steps/{i}/condition"),
+            join!("/steps/", i, "/condition"),
             "Step.condition (0.1.8+)",
             since(R1),
         ),
@@ -644,7 +645,7 @@ fn plan_validator_facts(
         output.map(|output| validator_key(output, condition))
     });
     if let Some((i, key)) = first_repeated(keys) {
-        let pointer = format!("/steps/{i}/output");
+        let pointer = join!("/steps/", i, "/output");
         if conditioned {
             return Err(located(
                 facts.src,

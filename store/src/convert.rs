@@ -599,7 +599,7 @@ fn check_output_name(id: &str, name: Option<&str>, origin: &Path) -> Result<(), 
         )
     })?;
     if let Some(key) = name.and_then(run_key) {
-        if id != format!("prun-{key}") {
+        if id.strip_prefix("prun-") != Some(key) {
             return Err(Failure::rejected(
                 origin,
                 "id_mismatch",

@@ -83,7 +83,7 @@ pub struct SharedCounts {
 impl SharedCounts {
     /// Names `counts`, sorted by kind, then field, as a run report's counts are.
     pub fn new(counts: Vec<(EntryKind, String, u64)>) -> Arc<Self> {
-        let key = format!("{:016x}", key_of(&counts));
+        let key = planrun_wire::join::hex16(key_of(&counts));
         Arc::new(SharedCounts { counts, key })
     }
 

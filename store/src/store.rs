@@ -35,12 +35,12 @@ impl Doc<'_> {
     pub fn relative(&self) -> PathBuf {
         match self {
             Doc::Run(name) => PathBuf::from(name),
-            Doc::Plan(id) | Doc::EndUser(id) => PathBuf::from(format!("{id}.json")),
+            Doc::Plan(id) | Doc::EndUser(id) => PathBuf::from(planrun_wire::join!(id, ".json")),
             Doc::Residue(id) => PathBuf::from(planrun_converter::residue::residue_path(id)),
             Doc::AgentMemory {
                 run_id,
                 output_name,
-            } => Path::new(run_id).join(format!("{output_name}.json")),
+            } => Path::new(run_id).join(planrun_wire::join!(output_name, ".json")),
         }
     }
 }

@@ -8,9 +8,11 @@
 //!   what a URL's masking hides;
 //! * [`schema`]: publishing JSON Schemas with the same header and descriptions;
 //! * [`hash`]: the stable FNV-1a hash of names and small texts;
+//! * [`join`](mod@join): short texts such as JSON pointers joined without `format!`;
 //! * [`text`]: writing JSON text with faster string escaping, byte for byte as serde_json does.
 
 pub mod hash;
+pub mod join;
 pub mod number;
 pub mod schema;
 pub mod secret;

@@ -10,6 +10,7 @@ pub mod reference;
 use std::sync::OnceLock;
 
 use indexmap::IndexMap;
+use planrun_wire::join;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
@@ -153,8 +154,8 @@ impl Typed {
         };
         self.report.push(
             EntryKind::Renamed,
-            Some(format!("/run{at}/{}", escape_pointer_token(from))),
-            Some(format!("/run{at}/{}", escape_pointer_token(to))),
+            Some(join!("/run", at, "/", escape_pointer_token(from))),
+            Some(join!("/run", at, "/", escape_pointer_token(to))),
             note(row),
             None,
         );
@@ -174,11 +175,11 @@ impl Typed {
         let Op::ToResidue { at } = row.op else {
             panic!("{} does not keep a value in the residue", row.id)
         };
-        let key = format!("/run{at}");
+        let key = join!("/run", at);
         self.report.push(
             EntryKind::Moved,
             Some(key.clone()),
-            Some(format!("/legacy/entries/{}", escape_pointer_token(&key))),
+            Some(join!("/legacy/entries/", escape_pointer_token(&key))),
             note(row),
             None,
         );
@@ -197,7 +198,7 @@ impl Typed {
         let (from, to, at) = prefixes(id_row);
         if let Some(run_id) = id.as_mut().filter(|i| i.0.prefix() == from) {
             *run_id = RunId(run_id.0.with_prefix(to));
-            self.coerced(id_row, format!("/run{at}"));
+            self.coerced(id_row, join!("/run", at));
         }
         let clar_row = row(clar_row);
         let (from, to, at) = prefixes(clar_row);
@@ -209,7 +210,7 @@ impl Typed {
             if let Some((RunRefKey::PlanRunId, Some(run_id))) = clar.run_ref.as_mut() {
                 if run_id.0.prefix() == from {
                     *run_id = RunId(run_id.0.with_prefix(to));
-                    self.coerced(clar_row, format!("/run{list}/{i}/{field}"));
+                    self.coerced(clar_row, join!("/run", list, "/", i, "/", field));
                 }
             }
         }
@@ -316,8 +317,8 @@ impl Typed {
         let end_user_id = if let Some(id) = run.execution_context.end_user_id {
             self.report.push(
                 EntryKind::Moved,
-                Some(format!("/run{from}")),
-                Some(format!("/run{to}")),
+                Some(join!("/run", from)),
+                Some(join!("/run", to)),
                 note(row),
                 None,
             );
@@ -327,7 +328,7 @@ impl Typed {
             self.report.push(
                 EntryKind::Defaulted,
                 None,
-                Some(format!("/run{to}")),
+                Some(join!("/run", to)),
                 note(row),
                 Some(Value::String(id.clone())),
             );
@@ -356,7 +357,7 @@ impl Typed {
         self.report.push(
             EntryKind::Defaulted,
             None,
-            Some(format!("/run{at}/{}", escape_pointer_token(key))),
+            Some(join!("/run", at, "/", escape_pointer_token(key))),
             note(row),
             Some(recorded),
         );

@@ -4,6 +4,7 @@
 use std::sync::Arc;
 
 use indexmap::IndexMap;
+use planrun_wire::join;
 use serde_json::{json, Value};
 
 use planrun_legacy::json::escape_pointer_token;
@@ -20,7 +21,7 @@ pub(super) fn assemble(plan: &Plan, steps: Vec<Converted>) -> PlanConversion {
     let mut residue = IndexMap::new();
     let mut report = LossReport::default();
     let mut keep = |report: &mut LossReport, key: String, value: Value, note: &'static str| {
-        let to = format!("/legacy/entries/{}", escape_pointer_token(&key));
+        let to = join!("/legacy/entries/", escape_pointer_token(&key));
         report.push(EntryKind::Moved, Some(key.clone()), Some(to), note, None);
         residue.insert(key, value);
     };
@@ -90,7 +91,7 @@ pub(super) fn assemble(plan: &Plan, steps: Vec<Converted>) -> PlanConversion {
                 report.push(
                     EntryKind::Defaulted,
                     None,
-                    Some(format!("/plan/plan_inputs/{j}/value")),
+                    Some(join!("/plan/plan_inputs/", j, "/value")),
                     "v0.3.2 plan inputs have no default value",
                     Some(Value::Null),
                 );
@@ -138,25 +139,25 @@ pub(super) fn assemble(plan: &Plan, steps: Vec<Converted>) -> PlanConversion {
         match &converted.legacy_reason {
             None => report_builder_step(&mut report, i, &converted.step),
             Some(reason) => {
-                let at = format!("/plan/steps/{i}");
+                let at = join!("/plan/steps/", i);
                 report.push(
                     EntryKind::Derived,
                     Some(at.clone()),
-                    Some(format!("{at}/type")),
-                    format!("kept verbatim as a legacy step: {reason}"),
+                    Some(join!(at, "/type")),
+                    join!("kept verbatim as a legacy step: ", reason),
                     Some(json!("legacy")),
                 );
                 report.push(
                     EntryKind::Derived,
-                    Some(format!("{at}/output")),
-                    Some(format!("{at}/step_name")),
+                    Some(join!(at, "/output")),
+                    Some(join!(at, "/step_name")),
                     "a legacy step is named after its output, without the `$`",
                     Some(Value::String(converted.step.step_name().to_owned())),
                 );
                 if source.condition.is_none() {
                     keep(
                         &mut report,
-                        format!("{at}/condition"),
+                        join!(at, "/condition"),
                         absent(),
                         "the step had no `condition` key (before 0.1.8); V2 writes null, a \
                          downgrade leaves the key out",
@@ -166,7 +167,7 @@ pub(super) fn assemble(plan: &Plan, steps: Vec<Converted>) -> PlanConversion {
                     if let Some(value) = &input.value {
                         keep(
                             &mut report,
-                            format!("{at}/inputs/{j}/value"),
+                            join!(at, "/inputs/", j, "/value"),
                             value.clone(),
                             "a constant `Variable.value` (removed in v0.1.12); V2 has no slot",
                         );
@@ -175,7 +176,7 @@ pub(super) fn assemble(plan: &Plan, steps: Vec<Converted>) -> PlanConversion {
                 for (key, value) in &source.extra {
                     keep(
                         &mut report,
-                        format!("{at}/{}", escape_pointer_token(key)),
+                        join!(at, "/", escape_pointer_token(key)),
                         value.clone(),
                         "an unknown step key (Step is extra=\"allow\" from 0.1.7); V2 has no slot",
                     );
@@ -220,8 +221,8 @@ fn row_note(id: &str) -> &'static str {
 
 /// The entries of a recognised builder step: its type, name and blocks, and each field.
 fn report_builder_step(report: &mut LossReport, i: usize, step: &StepV2) {
-    let at = format!("/plan/steps/{i}");
-    let from = |field: &str| Some(format!("{at}/{field}"));
+    let at = join!("/plan/steps/", i);
+    let from = |field: &str| Some(join!(at, "/", field));
     let tag = step.type_tag();
     let derived = |report: &mut LossReport, source: &str, field: &str, note: &'static str| {
         report.push(EntryKind::Derived, from(source), from(field), note, None);

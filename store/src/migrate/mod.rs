@@ -907,17 +907,7 @@ fn work(ctx: &Ctx, index: usize) -> Result<Line, MigrateError> {
 /// The journaled hash of an output's bytes: XXH3-64 in hex, fast enough to hash every output
 /// twice (when written and when verified).
 fn content_hash(bytes: &[u8]) -> String {
-    hex16(xxhash_rust::xxh3::xxh3_64(bytes))
-}
-
-/// `format!("{n:016x}")`, without the formatting machinery: it runs for every file written
-/// and verified.
-fn hex16(n: u64) -> String {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    (0..16)
-        .rev()
-        .map(|nibble| char::from(HEX[((n >> (4 * nibble)) & 0xf) as usize]))
-        .collect()
+    planrun_wire::join::hex16(xxhash_rust::xxh3::xxh3_64(bytes))
 }
 
 /// Copies the agent-memory files (their bytes as the conversion read and checked them), then
@@ -956,7 +946,7 @@ fn write_outputs(
             hash: content_hash(content),
         });
     }
-    let name = format!("{id}.json");
+    let name = planrun_wire::join!(id, ".json");
     if ctx.dry_run {
         check_output(ctx, bytes, id).map_err(|problem| MigrateError::Verify {
             count: 1,
@@ -1016,7 +1006,7 @@ fn check_output(ctx: &Ctx, bytes: &[u8], id: &str) -> Result<(), String> {
 fn check_files(dst: &Path, line: &Line) -> Result<Vec<u8>, String> {
     let id = line.id.as_deref().ok_or("no id journaled")?;
     safe_component(id).map_err(|why| format!("bad id {id:?}: {why}"))?;
-    let name = format!("{id}.json");
+    let name = planrun_wire::join!(id, ".json");
     let bytes = read_nofollow(&dst.join(&name)).map_err(|e| format!("{name}: {e}"))?;
     if Some(bytes.len() as u64) != line.bytes_out || Some(content_hash(&bytes)) != line.hash {
         return Err(format!("{name}: not the bytes the journal recorded"));
@@ -1154,13 +1144,6 @@ fn verify(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn hashes_are_sixteen_lowercase_hex_digits() {
-        for n in [0, 1, 0x0123_4567_89ab_cdef, u64::MAX, 1 << 63] {
-            assert_eq!(hex16(n), format!("{n:016x}"));
-        }
-    }
 
     #[test]
     fn shards_parse_and_split_every_name_exactly_once() {

@@ -229,7 +229,7 @@ impl Builder {
             bump(&mut self.runs_sharing, key, 1);
         }
         let report = &mut self.report;
-        let path = format!("{}/{run}", self.src_dir);
+        let path = planrun_wire::join!(self.src_dir, "/", run);
         report.runs += 1;
         // Counted without allocating keys that are already there: this runs once per run.
         bump(&mut report.outcomes, class.as_str(), 1);
