@@ -105,7 +105,7 @@ pub fn hex16(n: u64) -> String {
 
 /// The pieces, one after the other, in a string allocated once.
 pub fn join(pieces: &[&dyn Piece]) -> String {
-    let mut out = String::with_capacity(pieces.iter().map(|p| p.size()).sum());
+    let mut out = String::with_capacity(pieces.iter().map(|p| Piece::size(*p)).sum());
     for piece in pieces {
         piece.push_to(&mut out);
     }
