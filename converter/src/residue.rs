@@ -19,6 +19,7 @@ use planrun_legacy::json::to_sdk_json;
 use planrun_legacy::{LegacyDocument, Normalization};
 use planrun_v2::PlanRunV2;
 use planrun_wire::hash::fnv1a64;
+use planrun_wire::join::hex16;
 
 use crate::downgrade::Downgraded;
 use crate::report::EntryKind;
@@ -123,8 +124,8 @@ impl Residue {
         let plan_text = to_sdk_json(&down.plan);
         let mut residue = Residue {
             format: RESIDUE_FORMAT.to_owned(),
-            run_fnv: format!("{:016x}", fnv1a64(run_text.as_bytes())),
-            plan_fnv: format!("{:016x}", fnv1a64(plan_text.as_bytes())),
+            run_fnv: hex16(fnv1a64(run_text.as_bytes())),
+            plan_fnv: hex16(fnv1a64(plan_text.as_bytes())),
             legacy: v2
                 .legacy
                 .as_ref()
@@ -290,7 +291,7 @@ fn change(normalization: &Normalization) -> Option<Change> {
 }
 
 fn undo(bytes: &[u8], fnv: &str, changes: &[Change]) -> Option<Vec<u8>> {
-    if format!("{:016x}", fnv1a64(bytes)) != fnv {
+    if hex16(fnv1a64(bytes)) != fnv {
         return None;
     }
     let mut tree: Value = serde_json::from_slice(bytes).ok()?;

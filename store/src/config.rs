@@ -117,6 +117,6 @@ impl ResolvedConfig {
     /// A fingerprint of the config and its report: a resumed migration must use the same one.
     pub fn fingerprint(&self) -> String {
         let text = serde_json::to_string(&(self.config(), self.report())).expect("config is JSON");
-        format!("{:016x}", fnv1a64(text.as_bytes()))
+        planrun_wire::join::hex16(fnv1a64(text.as_bytes()))
     }
 }

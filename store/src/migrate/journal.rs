@@ -181,9 +181,15 @@ impl Line {
 
     /// The JSON Lines form (one line, `\n`-terminated).
     pub fn to_jsonl(&self) -> String {
-        let mut text = serde_json::to_string(self).expect("journal lines are JSON");
-        text.push('\n');
-        text
+        let mut text = Vec::new();
+        self.write_jsonl(&mut text);
+        String::from_utf8(text).expect("serde_json writes UTF-8")
+    }
+
+    /// Appends [`Line::to_jsonl`] to `out`, without a string of its own.
+    fn write_jsonl(&self, out: &mut Vec<u8>) {
+        serde_json::to_writer(&mut *out, self).expect("journal lines are JSON");
+        out.push(b'\n');
     }
 }
 
@@ -417,18 +423,14 @@ impl Writer {
             return Ok(());
         }
         let mut text = Vec::new();
-        let mut push = |line: &Line| {
-            serde_json::to_writer(&mut text, line).expect("journal lines are JSON");
-            text.push(b'\n');
-        };
         for line in lines {
             for shared in &line.groups {
                 if !self.defined.contains(shared.key()) {
                     self.defined.insert(shared.key().to_owned());
-                    push(&Line::defining(shared));
+                    Line::defining(shared).write_jsonl(&mut text);
                 }
             }
-            push(line);
+            line.write_jsonl(&mut text);
         }
         self.file.write_all(&text)?;
         if sync {
