@@ -7,15 +7,15 @@
 //! FIFO cannot hang a batch), and an agent-memory directory that is a link is refused.
 
 use std::fs::OpenOptions;
-use std::io::{self, Read};
+use std::io;
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use planrun_converter::residue::RESIDUE_DIR;
 
-use crate::fsio::{write_atomic, TempNamer};
+use crate::fsio::{read_whole, write_atomic, Dir, TempNamer};
 use crate::names::is_run_file_name;
 use crate::outcome::Failure;
 use crate::store::{Doc, Listing, Sink, Store};
@@ -23,7 +23,7 @@ use crate::store::{Doc, Listing, Sink, Store};
 /// A `DiskFileStorage` directory read as a [`Store`].
 #[derive(Debug, Clone)]
 pub struct DiskStore {
-    dir: PathBuf,
+    dir: Arc<Dir>,
     /// Whether the store may hold residues (its residue directory is not missing), looked up
     /// once: a migration asks for every run's residue, and most stores have none.
     residues: OnceLock<bool>,
@@ -33,26 +33,26 @@ impl DiskStore {
     /// The store rooted at `dir` (nothing is opened yet).
     pub fn new(dir: impl Into<PathBuf>) -> Self {
         DiskStore {
-            dir: dir.into(),
+            dir: Arc::new(Dir::new(dir)),
             residues: OnceLock::new(),
         }
     }
 
     /// The store's directory.
     pub fn dir(&self) -> &Path {
-        &self.dir
+        self.dir.path()
     }
 }
 
 impl Store for DiskStore {
     fn list(&self) -> io::Result<Listing> {
-        list_store(&self.dir)
+        list_store(self.dir.path())
     }
 
     fn read(&self, doc: Doc<'_>) -> Result<Option<Vec<u8>>, Failure> {
         if let Doc::Residue(_) = doc {
             let residues = self.residues.get_or_init(|| {
-                let found = std::fs::symlink_metadata(self.dir.join(RESIDUE_DIR));
+                let found = std::fs::symlink_metadata(self.dir.path().join(RESIDUE_DIR));
                 !matches!(found, Err(err) if err.kind() == io::ErrorKind::NotFound)
             });
             if !residues {
@@ -60,7 +60,7 @@ impl Store for DiskStore {
             }
         }
         if let Doc::AgentMemory { run_id, .. } = doc {
-            let dir = self.dir.join(run_id);
+            let dir = self.dir.path().join(run_id);
             match std::fs::symlink_metadata(&dir) {
                 Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(None),
                 Err(err) => return Err(io_failure(&err, &dir)),
@@ -75,16 +75,16 @@ impl Store for DiskStore {
                 Ok(_) => {}
             }
         }
-        let path = self.locate(&doc.relative());
-        match read_nofollow(&path) {
+        let relative = doc.relative();
+        match self.dir.read_nofollow(&relative) {
             Ok(bytes) => Ok(Some(bytes)),
             Err(err) if err.kind() == io::ErrorKind::NotFound => Ok(None),
-            Err(err) => Err(io_failure(&err, &path)),
+            Err(err) => Err(io_failure(&err, &self.locate(&relative))),
         }
     }
 
     fn locate(&self, relative: &Path) -> PathBuf {
-        self.dir.join(relative)
+        self.dir.path().join(relative)
     }
 }
 
@@ -93,7 +93,7 @@ impl Store for DiskStore {
 /// whole or not at all; with `durable`, fsynced before it gets its name.
 #[derive(Debug)]
 pub struct DiskSink {
-    dir: PathBuf,
+    dir: Dir,
     durable: bool,
     temps: TempNamer,
 }
@@ -103,28 +103,32 @@ impl DiskSink {
     /// resumed shard removes only its own.
     pub fn new(dir: impl Into<PathBuf>, durable: bool, shard_tag: &str) -> Self {
         DiskSink {
-            dir: dir.into(),
+            dir: Dir::new(dir),
             durable,
             temps: TempNamer::new(shard_tag),
         }
     }
 }
 
+impl DiskSink {
+    /// The destination directory, whose files the verify pass reads back.
+    pub(crate) fn dir(&self) -> &Dir {
+        &self.dir
+    }
+}
+
 impl Sink for DiskSink {
     fn write(&self, relative: &Path, bytes: &[u8]) -> io::Result<()> {
-        let target = self.dir.join(relative);
-        let dir = target.parent().unwrap_or(&self.dir);
-        if dir != self.dir {
-            match std::fs::create_dir(dir) {
+        if relative.file_name().and_then(|n| n.to_str()).is_none() {
+            return Err(io::Error::other("an output name must be UTF-8"));
+        }
+        if let Some(parent) = relative.parent().filter(|p| !p.as_os_str().is_empty()) {
+            match std::fs::create_dir(self.dir.path().join(parent)) {
                 Err(err) if err.kind() != io::ErrorKind::AlreadyExists => return Err(err),
                 _ => {}
             }
         }
-        let name = target
-            .file_name()
-            .and_then(|n| n.to_str())
-            .ok_or_else(|| io::Error::other("an output name must be UTF-8"))?;
-        write_atomic(dir, name, bytes, self.durable, &self.temps)
+        write_atomic(&self.dir, relative, bytes, self.durable, &self.temps)
     }
 }
 
@@ -144,17 +148,7 @@ pub fn read_nofollow(path: &Path) -> io::Result<Vec<u8>> {
         .read(true)
         .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
         .open(path)?;
-    let metadata = file.metadata()?;
-    if !metadata.is_file() {
-        return Err(io::Error::other("not a regular file"));
-    }
-    // Sized by the one fstat above (File's own read_to_end would stat and seek again) and read
-    // through `Take`, whose read_to_end is Read's default one and which, like File, fills spare
-    // capacity without zeroing it first (a reader with only `read` gets it zeroed). The extra
-    // byte lets the second read see the end; a file that grew meanwhile is still read whole.
-    let mut bytes = Vec::with_capacity(usize::try_from(metadata.len()).unwrap_or(0) + 1);
-    (&file).take(u64::MAX).read_to_end(&mut bytes)?;
-    Ok(bytes)
+    read_whole(&file)
 }
 
 /// Lists a store directory (names only; no file is opened).

@@ -1,15 +1,108 @@
-//! The file-system primitives of the batch engine: atomic writes (unnamed or hidden temp files),
-//! group commit with one `syncfs`, per-file `fsync` for `--durable`, the journal lock, and the
-//! removal of stale temp files on resume.
+//! The file-system primitives of the batch engine: directories whose files are opened
+//! relative to them, atomic writes (unnamed or hidden temp files), group commit with one
+//! `syncfs`, per-file `fsync` for `--durable`, the journal lock, and the removal of stale temp
+//! files on resume.
 
 use std::ffi::CString;
 use std::fs::{File, OpenOptions};
-use std::io::{self, Write};
-use std::os::fd::AsRawFd;
-use std::os::unix::ffi::OsStringExt;
+use std::io::{self, Read, Write};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::OpenOptionsExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::OnceLock;
+
+/// A directory whose files are opened relative to it (`openat`): it is opened once, with
+/// `O_PATH`, so for each of a store's files the kernel resolves only the file's own name rather
+/// than every component of the directory's path again. Where it cannot be opened so, files are
+/// opened by their whole path, as before.
+#[derive(Debug)]
+pub(crate) struct Dir {
+    path: PathBuf,
+    fd: OnceLock<Option<OwnedFd>>,
+}
+
+impl Dir {
+    /// The directory at `path`; it is opened when a file in it is first wanted.
+    pub(crate) fn new(path: impl Into<PathBuf>) -> Self {
+        Dir {
+            path: path.into(),
+            fd: OnceLock::new(),
+        }
+    }
+
+    /// The directory's path.
+    pub(crate) fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn fd(&self) -> Option<i32> {
+        let fd = self.fd.get_or_init(|| {
+            let path = CString::new(self.path.as_os_str().as_bytes()).ok()?;
+            // SAFETY: `path` is NUL-terminated and outlives the call.
+            let fd = unsafe {
+                libc::open(
+                    path.as_ptr(),
+                    libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC,
+                )
+            };
+            // SAFETY: a descriptor `open` just returned is owned by nobody else.
+            (fd >= 0).then(|| unsafe { OwnedFd::from_raw_fd(fd) })
+        });
+        fd.as_ref().map(AsRawFd::as_raw_fd)
+    }
+
+    /// Opens `relative` (a path inside the directory) with `flags` and `mode`.
+    fn open_at(&self, relative: &Path, flags: i32, mode: libc::c_uint) -> io::Result<File> {
+        let Some(dir) = self.fd() else {
+            return OpenOptions::new()
+                .read(flags & libc::O_ACCMODE == libc::O_RDONLY)
+                .write(flags & libc::O_ACCMODE != libc::O_RDONLY)
+                .custom_flags(flags & !libc::O_ACCMODE)
+                .mode(mode)
+                .open(self.path.join(relative));
+        };
+        let name = c_path(relative)?;
+        // SAFETY: `name` is NUL-terminated and outlives the call; `dir` is open while `self` is.
+        let fd = unsafe { libc::openat(dir, name.as_ptr(), flags | libc::O_CLOEXEC, mode) };
+        if fd < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        // SAFETY: a descriptor `openat` just returned is owned by nobody else.
+        Ok(unsafe { File::from_raw_fd(fd) })
+    }
+
+    /// Reads the regular file `relative` as [`read_nofollow`](crate::read_nofollow) does.
+    pub(crate) fn read_nofollow(&self, relative: &Path) -> io::Result<Vec<u8>> {
+        let file = self.open_at(
+            relative,
+            libc::O_RDONLY | libc::O_NOFOLLOW | libc::O_NONBLOCK,
+            0,
+        )?;
+        read_whole(&file)
+    }
+}
+
+fn c_path(path: &Path) -> io::Result<CString> {
+    CString::new(path.as_os_str().as_bytes())
+        .map_err(|err| io::Error::new(io::ErrorKind::InvalidInput, err))
+}
+
+/// The whole content of `file`, which must be a regular file.
+pub(crate) fn read_whole(file: &File) -> io::Result<Vec<u8>> {
+    let metadata = file.metadata()?;
+    if !metadata.is_file() {
+        return Err(io::Error::other("not a regular file"));
+    }
+    // Sized by the one fstat above (File's own read_to_end would stat and seek again) and read
+    // through `Take`, whose read_to_end is Read's default one and which, like File, fills spare
+    // capacity without zeroing it first (a reader with only `read` gets it zeroed). The extra
+    // byte lets the second read see the end; a file that grew meanwhile is still read whole.
+    let mut bytes = Vec::with_capacity(usize::try_from(metadata.len()).unwrap_or(0) + 1);
+    file.take(u64::MAX).read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
 
 /// Every temp file of the engine starts with this; the shard tag and the process id follow, so a
 /// resumed shard removes only its own leftovers, never a sibling shard's work in progress.
@@ -46,29 +139,32 @@ pub(crate) fn shard_temp_prefix(shard_tag: &str) -> String {
     format!("{TEMP_PREFIX}{shard_tag}-")
 }
 
-/// Writes `bytes` to `dir/name` atomically: a reader sees the old file or the whole new one,
-/// never a part. The file is written unnamed (`O_TMPFILE`) and linked under its name when
-/// complete: one directory update instead of a create and a rename, and nothing left behind by
-/// a crash. Where that is not possible (a file system without `O_TMPFILE`, no `/proc`, or a
-/// file already at `name`), it goes through a hidden temp file in `dir` renamed over `name`.
-/// With `durable`, the file is fsynced before it gets its name (the caller fsyncs `dir`).
+/// Writes `bytes` to `relative` in `dir` atomically: a reader sees the old file or the whole
+/// new one, never a part. The file is written unnamed (`O_TMPFILE`) and linked under its name
+/// when complete: one directory update instead of a create and a rename, and nothing left
+/// behind by a crash. Where that is not possible (a file system without `O_TMPFILE`, no
+/// `/proc`, or a file already at `relative`), it goes through a hidden temp file beside it,
+/// renamed over it. With `durable`, the file is fsynced before it gets its name (the caller
+/// fsyncs its directory).
 pub(crate) fn write_atomic(
-    dir: &Path,
-    name: &str,
+    dir: &Dir,
+    relative: &Path,
     bytes: &[u8],
     durable: bool,
     temps: &TempNamer,
 ) -> io::Result<()> {
     static NO_TMPFILE: AtomicBool = AtomicBool::new(false);
     if !NO_TMPFILE.load(Ordering::Relaxed) {
-        match write_linked(dir, name, bytes, durable) {
+        match write_linked(dir, relative, bytes, durable) {
             Ok(()) => return Ok(()),
             Err(Unlinked::Exists) => {}
             Err(Unlinked::Unsupported) => NO_TMPFILE.store(true, Ordering::Relaxed),
             Err(Unlinked::Io(err)) => return Err(err),
         }
     }
-    write_renamed(dir, name, bytes, durable, temps)
+    let target = dir.path().join(relative);
+    let parent = target.parent().unwrap_or(dir.path());
+    write_renamed(&target, parent, bytes, durable, temps)
 }
 
 /// Why [`write_linked`] did not write the file.
@@ -81,14 +177,15 @@ enum Unlinked {
     Io(io::Error),
 }
 
-fn write_linked(dir: &Path, name: &str, bytes: &[u8], durable: bool) -> Result<(), Unlinked> {
+fn write_linked(dir: &Dir, relative: &Path, bytes: &[u8], durable: bool) -> Result<(), Unlinked> {
+    let parent = match relative.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
+    };
     // A kernel without O_TMPFILE opens the directory itself (EISDIR); a file system without it
     // says EOPNOTSUPP.
-    let mut file = OpenOptions::new()
-        .write(true)
-        .custom_flags(libc::O_TMPFILE)
-        .mode(0o666)
-        .open(dir)
+    let mut file = dir
+        .open_at(parent, libc::O_WRONLY | libc::O_TMPFILE, 0o666)
         .map_err(|err| match err.raw_os_error() {
             Some(libc::EOPNOTSUPP | libc::EISDIR | libc::EINVAL) => Unlinked::Unsupported,
             _ => Unlinked::Io(err),
@@ -97,21 +194,12 @@ fn write_linked(dir: &Path, name: &str, bytes: &[u8], durable: bool) -> Result<(
     if durable {
         file.sync_all().map_err(Unlinked::Io)?;
     }
-    let from = CString::new(format!("/proc/self/fd/{}", file.as_raw_fd()))
-        .expect("no NUL in a /proc path");
-    let to = CString::new(dir.join(name).into_os_string().into_vec())
-        .map_err(|err| Unlinked::Io(io::Error::new(io::ErrorKind::InvalidInput, err)))?;
-    // SAFETY: both paths are NUL-terminated and outlive the call; `file` keeps the descriptor
-    // named by `from` open until after it.
-    let rc = unsafe {
-        libc::linkat(
-            libc::AT_FDCWD,
-            from.as_ptr(),
-            libc::AT_FDCWD,
-            to.as_ptr(),
-            libc::AT_SYMLINK_FOLLOW,
-        )
+    let (to_dir, to) = match dir.fd() {
+        Some(fd) => (fd, c_path(relative)),
+        None => (libc::AT_FDCWD, c_path(&dir.path().join(relative))),
     };
+    let to = to.map_err(Unlinked::Io)?;
+    let rc = link_unnamed(&file, to_dir, &to);
     if rc == 0 {
         return Ok(());
     }
@@ -124,11 +212,69 @@ fn write_linked(dir: &Path, name: &str, bytes: &[u8], durable: bool) -> Result<(
     })
 }
 
-/// The portable way: a new hidden temp file in `dir` (so the rename stays on one file system),
-/// renamed over `name`.
+/// Gives the unnamed `file` the name `to` (relative to `to_dir`); `linkat`'s return code. The
+/// descriptor itself is linked where the kernel allows it (Linux 6.10 and later for the
+/// process that opened it, or with `CAP_DAC_READ_SEARCH`), which spares the walk through
+/// `/proc/self/fd`; elsewhere the file is linked through that path.
+fn link_unnamed(file: &File, to_dir: i32, to: &CString) -> i32 {
+    static NO_EMPTY_PATH: AtomicBool = AtomicBool::new(false);
+    if !NO_EMPTY_PATH.load(Ordering::Relaxed) {
+        let rc = link_descriptor(file, to_dir, to);
+        let refused = rc != 0
+            && matches!(
+                io::Error::last_os_error().raw_os_error(),
+                Some(libc::ENOENT | libc::EPERM | libc::EINVAL)
+            );
+        if !refused {
+            return rc;
+        }
+    }
+    let rc = link_through_proc(file, to_dir, to);
+    if rc == 0 {
+        // The /proc path could be linked where the descriptor could not: this kernel does not
+        // allow the latter, so it is not asked again.
+        NO_EMPTY_PATH.store(true, Ordering::Relaxed);
+    }
+    rc
+}
+
+/// `linkat(file, "", to_dir, to, AT_EMPTY_PATH)`.
+fn link_descriptor(file: &File, to_dir: i32, to: &CString) -> i32 {
+    // SAFETY: both paths are NUL-terminated and outlive the call; `file` and `to_dir` are open
+    // descriptors for its whole length.
+    unsafe {
+        libc::linkat(
+            file.as_raw_fd(),
+            c"".as_ptr(),
+            to_dir,
+            to.as_ptr(),
+            libc::AT_EMPTY_PATH,
+        )
+    }
+}
+
+/// `linkat` of `/proc/self/fd/<file>`, following that link to the file.
+fn link_through_proc(file: &File, to_dir: i32, to: &CString) -> i32 {
+    let from = CString::new(format!("/proc/self/fd/{}", file.as_raw_fd()))
+        .expect("no NUL in a /proc path");
+    // SAFETY: both paths are NUL-terminated and outlive the call; `file` keeps the descriptor
+    // named by `from` open, and `to_dir` is open, for its whole length.
+    unsafe {
+        libc::linkat(
+            libc::AT_FDCWD,
+            from.as_ptr(),
+            to_dir,
+            to.as_ptr(),
+            libc::AT_SYMLINK_FOLLOW,
+        )
+    }
+}
+
+/// The portable way: a new hidden temp file in `dir`, the directory of `target` (so the rename
+/// stays on one file system), renamed over `target`.
 fn write_renamed(
+    target: &Path,
     dir: &Path,
-    name: &str,
     bytes: &[u8],
     durable: bool,
     temps: &TempNamer,
@@ -144,7 +290,7 @@ fn write_renamed(
             file.sync_all()?;
         }
         drop(file);
-        std::fs::rename(&temp, dir.join(name))
+        std::fs::rename(&temp, target)
     })();
     if result.is_err() {
         let _ = std::fs::remove_file(&temp);
@@ -220,8 +366,9 @@ mod tests {
     fn atomic_writes_leave_only_the_final_file_and_temps_are_found() {
         let dir = tempfile::tempdir().unwrap();
         let temps = TempNamer::new("0-of-2");
-        write_atomic(dir.path(), "a.json", b"one", false, &temps).unwrap();
-        write_atomic(dir.path(), "a.json", b"two", true, &temps).unwrap();
+        let out = Dir::new(dir.path());
+        write_atomic(&out, Path::new("a.json"), b"one", false, &temps).unwrap();
+        write_atomic(&out, Path::new("a.json"), b"two", true, &temps).unwrap();
         let names: Vec<_> = std::fs::read_dir(dir.path())
             .unwrap()
             .map(|e| e.unwrap().file_name())
@@ -230,6 +377,11 @@ mod tests {
         assert_eq!(std::fs::read(dir.path().join("a.json")).unwrap(), b"two");
 
         std::fs::create_dir(dir.path().join("sub")).unwrap();
+        write_atomic(&out, Path::new("sub/b.json"), b"three", false, &temps).unwrap();
+        assert_eq!(
+            out.read_nofollow(Path::new("sub/b.json")).unwrap(),
+            b"three"
+        );
         std::fs::write(dir.path().join(".tmp-planrun-0-of-2-1-7"), b"x").unwrap();
         std::fs::write(dir.path().join("sub/.tmp-planrun-0-of-2-9-0"), b"x").unwrap();
         std::fs::write(dir.path().join("sub/.tmp-planrun-1-of-2-9-0"), b"x").unwrap();
@@ -250,7 +402,8 @@ mod tests {
         use std::os::unix::fs::PermissionsExt;
         let dir = tempfile::tempdir().unwrap();
         let temps = TempNamer::new("all");
-        match write_linked(dir.path(), "linked.json", b"{}", false) {
+        let out = Dir::new(dir.path());
+        match write_linked(&out, Path::new("linked.json"), b"{}", false) {
             Ok(()) => {}
             Err(Unlinked::Unsupported) => {
                 eprintln!("no O_TMPFILE here: only the rename way is used");
@@ -259,10 +412,17 @@ mod tests {
             Err(Unlinked::Exists | Unlinked::Io(_)) => panic!("writing an unnamed file failed"),
         }
         assert!(matches!(
-            write_linked(dir.path(), "linked.json", b"{}", false),
+            write_linked(&out, Path::new("linked.json"), b"{}", false),
             Err(Unlinked::Exists)
         ));
-        write_renamed(dir.path(), "renamed.json", b"{}", true, &temps).unwrap();
+        write_renamed(
+            &dir.path().join("renamed.json"),
+            dir.path(),
+            b"{}",
+            true,
+            &temps,
+        )
+        .unwrap();
         let mode = |name: &str| {
             let meta = std::fs::metadata(dir.path().join(name)).unwrap();
             meta.permissions().mode() & 0o777
@@ -272,6 +432,74 @@ mod tests {
             assert_eq!(std::fs::read(dir.path().join(name)).unwrap(), b"{}");
         }
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2);
+    }
+
+    #[test]
+    fn both_ways_of_linking_an_unnamed_file_name_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = Dir::new(dir.path());
+        let fd = out.fd().expect("a directory opens with O_PATH");
+        let ways: [(&str, fn(&File, i32, &CString) -> i32); 2] = [
+            ("descriptor.json", link_descriptor),
+            ("proc.json", link_through_proc),
+        ];
+        for (name, link) in ways {
+            let mut file = out
+                .open_at(Path::new("."), libc::O_WRONLY | libc::O_TMPFILE, 0o666)
+                .unwrap();
+            file.write_all(name.as_bytes()).unwrap();
+            let to = c_path(Path::new(name)).unwrap();
+            if link(&file, fd, &to) != 0 {
+                // A kernel before 6.10 refuses the descriptor way without CAP_DAC_READ_SEARCH;
+                // a sandbox may hide /proc. The writer then uses the other way.
+                eprintln!("{name}: {}", io::Error::last_os_error());
+                continue;
+            }
+            assert_eq!(
+                std::fs::read(dir.path().join(name)).unwrap(),
+                name.as_bytes()
+            );
+            assert_eq!(link(&file, fd, &to), -1, "a second link to {name}");
+            assert_eq!(
+                io::Error::last_os_error().raw_os_error(),
+                Some(libc::EEXIST)
+            );
+        }
+    }
+
+    #[test]
+    fn a_directory_that_cannot_be_opened_is_read_by_whole_paths() {
+        let dir = tempfile::tempdir().unwrap();
+        let missing = Dir::new(dir.path().join("later"));
+        assert_eq!(
+            missing
+                .read_nofollow(Path::new("a.json"))
+                .unwrap_err()
+                .kind(),
+            io::ErrorKind::NotFound
+        );
+        assert!(missing.fd().is_none());
+        std::fs::create_dir(dir.path().join("later")).unwrap();
+        std::fs::write(dir.path().join("later/a.json"), b"a").unwrap();
+        // Opened once, not again: the whole path is used from then on.
+        assert_eq!(missing.read_nofollow(Path::new("a.json")).unwrap(), b"a");
+        let temps = TempNamer::new("all");
+        write_atomic(&missing, Path::new("b.json"), b"b", false, &temps).unwrap();
+        assert_eq!(
+            std::fs::read(dir.path().join("later/b.json")).unwrap(),
+            b"b"
+        );
+
+        std::os::unix::fs::symlink("a.json", dir.path().join("later/link.json")).unwrap();
+        let opened = Dir::new(dir.path().join("later"));
+        for out in [&missing, &opened] {
+            let err = out.read_nofollow(Path::new("link.json")).unwrap_err();
+            assert_eq!(
+                err.raw_os_error(),
+                Some(libc::ELOOP),
+                "symlinks are not followed"
+            );
+        }
     }
 
     #[test]

@@ -53,11 +53,11 @@ use rayon::prelude::*;
 
 use self::journal::{Event, Line, MemoryRecord, OpenError, Reader, Writer, JOURNAL_FORMAT};
 use self::report::{BatchReport, Builder};
-use crate::fsio::shard_temp_prefix;
+use crate::fsio::{shard_temp_prefix, Dir};
 use crate::loss::SharedCounts;
 use crate::{
-    conflicts, convert_entry, fnv1a64, list_store, read_nofollow, run_key, safe_component,
-    DiskSink, DiskStore, Failure, MemoryFile, References, ResolvedConfig, RunResult, Sink,
+    conflicts, convert_entry, fnv1a64, list_store, run_key, safe_component, DiskSink, DiskStore,
+    Failure, MemoryFile, References, ResolvedConfig, RunResult, Sink,
 };
 
 /// DST's bookkeeping directory: journals and reports.
@@ -784,6 +784,7 @@ fn completed_and_intact(journal: &Path, dst: &Path) -> Result<HashSet<String>, M
     let mut done = HashSet::new();
     let mut reader = Reader::open(journal).map_err(io_err("cannot read", journal))?;
     let mut index = 0u64;
+    let dst = Dir::new(dst);
     while let Some(line) = reader.next_line().map_err(io_err("cannot read", journal))? {
         index += 1;
         let Some(run) = line.run.as_deref() else {
@@ -791,7 +792,7 @@ fn completed_and_intact(journal: &Path, dst: &Path) -> Result<HashSet<String>, M
         };
         if line.event == Event::Completed
             && last.get(run) == Some(&index)
-            && check_files(dst, &line).is_ok()
+            && check_files(&dst, &line).is_ok()
         {
             done.insert(run.to_owned());
         }
@@ -1003,17 +1004,20 @@ fn check_output(ctx: &Ctx, bytes: &[u8], id: &str) -> Result<(), String> {
 }
 
 /// Checks a completed run's files against its journal line: sizes and hashes.
-fn check_files(dst: &Path, line: &Line) -> Result<Vec<u8>, String> {
+fn check_files(dst: &Dir, line: &Line) -> Result<Vec<u8>, String> {
     let id = line.id.as_deref().ok_or("no id journaled")?;
     safe_component(id).map_err(|why| format!("bad id {id:?}: {why}"))?;
     let name = planrun_wire::join!(id, ".json");
-    let bytes = read_nofollow(&dst.join(&name)).map_err(|e| format!("{name}: {e}"))?;
+    let bytes = dst
+        .read_nofollow(Path::new(&name))
+        .map_err(|e| format!("{name}: {e}"))?;
     if Some(bytes.len() as u64) != line.bytes_out || Some(content_hash(&bytes)) != line.hash {
         return Err(format!("{name}: not the bytes the journal recorded"));
     }
     for memory in line.memory.iter().flatten() {
-        let content =
-            read_nofollow(&dst.join(&memory.path)).map_err(|e| format!("{}: {e}", memory.path))?;
+        let content = dst
+            .read_nofollow(Path::new(&memory.path))
+            .map_err(|e| format!("{}: {e}", memory.path))?;
         if content.len() as u64 != memory.bytes || content_hash(&content) != memory.hash {
             return Err(format!(
                 "{}: not the bytes the journal recorded",
@@ -1054,7 +1058,7 @@ fn verify(
     let mut verified = 0u64;
     let mut completed = 0u64;
     let check = |line: &Line| {
-        let bytes = check_files(&ctx.dst, line)?;
+        let bytes = check_files(ctx.sink.dir(), line)?;
         check_output(ctx, &bytes, line.id.as_deref().unwrap_or(""))
             .map_err(|e| format!("{}.json: {e}", line.id.as_deref().unwrap_or("?")))
     };
