@@ -9,6 +9,8 @@ use serde::de::{self, DeserializeOwned, Deserializer, MapAccess, SeqAccess, Visi
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Number, Value};
 
+use planrun_wire::json::{Compare, Layout, Numbers, Writer};
+
 use crate::error::{ErrorKind, ParseError};
 
 const DUPLICATE_KEY: &str = "duplicate key ";
@@ -280,120 +282,45 @@ impl<'de> Visitor<'de> for StrictVisitor {
     }
 }
 
-/// Writes a value exactly as pydantic's `model_dump_json(indent=4)` does.
+/// pydantic's `model_dump_json(indent=4)`: serde_json's pretty layout with four spaces a level.
+const SDK_LAYOUT: Layout = Layout::Pretty(b"    ");
+
+/// Writes a value exactly as pydantic's `model_dump_json(indent=4)` does: serde_json's pretty
+/// layout with four spaces, and numbers kept as text spelt as pydantic spells them (serde_json
+/// writes an exponent `e+16`, pydantic `e16`).
 pub fn to_sdk_json<T: Serialize + ?Sized>(value: &T) -> String {
     let mut out = Vec::with_capacity(1024);
-    let formatter = SdkFormatter(serde_json::ser::PrettyFormatter::with_indent(b"    "));
-    let mut ser = serde_json::Serializer::with_formatter(&mut out, formatter);
-    planrun_wire::text::serialize(value, &mut ser)
+    value
+        .serialize(&mut Writer::new(
+            &mut out,
+            SDK_LAYOUT,
+            Numbers::NoExponentPlus,
+        ))
         .expect("legacy models serialise to JSON infallibly");
-    String::from_utf8(out).expect("serde_json writes UTF-8")
+    String::from_utf8(out).expect("the writer writes UTF-8")
 }
 
 /// Whether [`to_sdk_json`] of `value` gives exactly `expected`, found without building the text:
-/// each chunk the writer emits is compared where it lands, and the first difference stops it.
+/// each piece the writer emits is compared where it lands, and the first difference stops it.
 pub fn writes_as_sdk<T: Serialize + ?Sized>(value: &T, expected: &[u8]) -> bool {
-    let mut rest = expected;
-    let formatter = SdkFormatter(serde_json::ser::PrettyFormatter::with_indent(b"    "));
-    let mut ser = serde_json::Serializer::with_formatter(Compare(&mut rest), formatter);
-    planrun_wire::text::serialize(value, &mut ser).is_ok() && rest.is_empty()
-}
-
-/// A writer that accepts only the bytes it expects next.
-struct Compare<'a, 'b>(&'a mut &'b [u8]);
-
-impl std::io::Write for Compare<'_, '_> {
-    fn write(&mut self, chunk: &[u8]) -> std::io::Result<usize> {
-        match self.0.strip_prefix(chunk) {
-            Some(rest) => {
-                *self.0 = rest;
-                Ok(chunk.len())
-            }
-            None => Err(std::io::ErrorKind::InvalidData.into()),
-        }
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
+    let mut compare = Compare::new(expected);
+    value
+        .serialize(&mut Writer::new(
+            &mut compare,
+            SDK_LAYOUT,
+            Numbers::NoExponentPlus,
+        ))
+        .is_ok()
+        && compare.is_done()
 }
 
 /// Writes a value as Python's `json.dumps(value, ensure_ascii=False)` does (`", "` and `": "`).
 pub fn to_python_json(value: &Value) -> String {
     let mut out = Vec::with_capacity(64);
-    let mut ser = serde_json::Serializer::with_formatter(&mut out, PythonFormatter);
-    planrun_wire::text::serialize(value, &mut ser).expect("JSON values serialise infallibly");
-    String::from_utf8(out).expect("serde_json writes UTF-8")
-}
-
-/// serde_json's pretty layout, with numbers written as pydantic writes them: serde_json keeps a
-/// number's text but spells exponents `e+16`, where pydantic (ryu) writes `e16`.
-struct SdkFormatter<'a>(serde_json::ser::PrettyFormatter<'a>);
-
-macro_rules! delegate {
-    ($($name:ident($($arg:ident: $ty:ty),*);)*) => {$(
-        fn $name<W: ?Sized + std::io::Write>(&mut self, writer: &mut W $(, $arg: $ty)*) -> std::io::Result<()> {
-            self.0.$name(writer $(, $arg)*)
-        }
-    )*};
-}
-
-impl serde_json::ser::Formatter for SdkFormatter<'_> {
-    delegate! {
-        begin_array();
-        end_array();
-        begin_array_value(first: bool);
-        end_array_value();
-        begin_object();
-        end_object();
-        begin_object_key(first: bool);
-        begin_object_value();
-        end_object_value();
-    }
-
-    fn write_number_str<W: ?Sized + std::io::Write>(
-        &mut self,
-        writer: &mut W,
-        value: &str,
-    ) -> std::io::Result<()> {
-        match value.split_once("e+") {
-            Some((mantissa, exponent)) => write!(writer, "{mantissa}e{exponent}"),
-            None => writer.write_all(value.as_bytes()),
-        }
-    }
-}
-
-struct PythonFormatter;
-
-impl serde_json::ser::Formatter for PythonFormatter {
-    fn begin_array_value<W: ?Sized + std::io::Write>(
-        &mut self,
-        writer: &mut W,
-        first: bool,
-    ) -> std::io::Result<()> {
-        if first {
-            Ok(())
-        } else {
-            writer.write_all(b", ")
-        }
-    }
-    fn begin_object_key<W: ?Sized + std::io::Write>(
-        &mut self,
-        writer: &mut W,
-        first: bool,
-    ) -> std::io::Result<()> {
-        if first {
-            Ok(())
-        } else {
-            writer.write_all(b", ")
-        }
-    }
-    fn begin_object_value<W: ?Sized + std::io::Write>(
-        &mut self,
-        writer: &mut W,
-    ) -> std::io::Result<()> {
-        writer.write_all(b": ")
-    }
+    value
+        .serialize(&mut Writer::new(&mut out, Layout::Python, Numbers::AsKept))
+        .expect("JSON values serialise infallibly");
+    String::from_utf8(out).expect("the writer writes UTF-8")
 }
 
 /// 1-based line and byte column of a byte offset, as serde_json counts them.

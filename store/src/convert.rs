@@ -497,7 +497,7 @@ fn convert_legacy(
         plan: plan_converted.map(|plan| &plan.rendered),
         config: Some(config.rendered()),
     };
-    render::to_writer_pretty(&mut text, &converted.run, shared).expect("V2 runs are JSON");
+    render::to_vec_pretty(&mut text, &converted.run, shared).expect("V2 runs are JSON");
     text.push(b'\n');
     let mut agent_memory = found.into_inner();
     agent_memory.sort();

@@ -2,7 +2,6 @@
 //! they appear inside a pretty-printed run, and copied into each run whose part equals them.
 //! The bytes are those of `serde_json::to_writer_pretty(run)`, which the tests check.
 
-use std::io;
 use std::sync::Arc;
 
 use serde::ser::{SerializeStruct, Serializer};
@@ -53,14 +52,14 @@ pub struct Shared<'a> {
     pub config: Option<&'a Rendered<Config>>,
 }
 
-/// Writes `run` as `serde_json::to_writer_pretty` does, copying the shared parts' text (and
-/// escaping strings with `planrun_wire::text`, which writes the same bytes faster).
-pub fn to_writer_pretty<W: io::Write>(
-    writer: W,
+/// Appends `run` to `out` as `serde_json::to_writer_pretty` writes it, copying the shared parts'
+/// text (and writing the rest with `planrun_wire::json`, which writes the same bytes faster).
+pub fn to_vec_pretty(
+    out: &mut Vec<u8>,
     run: &PlanRunV2,
     shared: Shared<'_>,
 ) -> serde_json::Result<()> {
-    planrun_wire::text::to_writer_pretty(writer, &WithShared { run, shared })
+    planrun_wire::json::to_vec_pretty(out, &WithShared { run, shared })
 }
 
 struct WithShared<'a> {

@@ -1,4 +1,4 @@
-//! The shared-part writer against the derived one it stands in for: `render::to_writer_pretty`
+//! The shared-part writer against the derived one it stands in for: `render::to_vec_pretty`
 //! writes the bytes of `serde_json::to_writer_pretty` for every generated run, whether its plan
 //! and config are the rendered ones (copied) or differ from them (written as usual), with and
 //! without the `legacy` residue. A field added to `PlanRunV2` and not to the writer fails here.
@@ -15,7 +15,7 @@ fn derived(run: &PlanRunV2) -> String {
 
 fn shared(run: &PlanRunV2, shared: Shared<'_>) -> String {
     let mut text = Vec::new();
-    render::to_writer_pretty(&mut text, run, shared).unwrap();
+    render::to_vec_pretty(&mut text, run, shared).unwrap();
     String::from_utf8(text).unwrap()
 }
 

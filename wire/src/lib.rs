@@ -9,10 +9,13 @@
 //! * [`schema`]: publishing JSON Schemas with the same header and descriptions;
 //! * [`hash`]: the stable FNV-1a hash of names and small texts;
 //! * [`join`](mod@join): short texts such as JSON pointers joined without `format!`;
-//! * [`text`]: writing JSON text with faster string escaping, byte for byte as serde_json does.
+//! * [`text`]: writing JSON text with faster string escaping, byte for byte as serde_json does;
+//! * [`json`]: JSON text in serde_json's layouts from a serializer of its own, written into a
+//!   buffer or compared with expected bytes.
 
 pub mod hash;
 pub mod join;
+pub mod json;
 pub mod number;
 pub mod schema;
 pub mod secret;

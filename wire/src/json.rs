@@ -1,0 +1,923 @@
+//! JSON text in serde_json's pretty layout (or on one line with Python's `json.dumps`
+//! separators), written straight into a buffer or compared with expected bytes, by a serializer
+//! of its own.
+//!
+//! serde_json's serializer goes through a formatter and an `io::Write` call for every bracket,
+//! comma, indentation level and key, and escapes keys and short strings one byte at a time;
+//! much of what a migration writes and compares is such small pieces. [`Writer`] writes the same bytes (tests
+//! hold it to serde_json's, on any JSON value and every serde shape) with one append per piece,
+//! short strings checked byte by byte and long ones escaped a word at a time
+//! ([`escape_into`](crate::text::escape_into)). serde_json's own raw-text values (`RawValue`,
+//! numbers with `arbitrary_precision`) are written as serde_json writes them.
+
+use std::fmt::Display;
+
+use serde::ser::{self, Serialize};
+use serde_json::ser::{CompactFormatter, Formatter};
+use serde_json::Error;
+
+use crate::text::escape_to;
+
+/// The struct name by which serde_json's serializers take a value's text as raw JSON.
+const RAW_VALUE_TOKEN: &str = "$serde_json::private::RawValue";
+/// The struct name by which an arbitrary-precision `Number` hands over its digits.
+const NUMBER_TOKEN: &str = "$serde_json::private::Number";
+
+/// Where [`Writer`] writes: a buffer, or a [`Compare`] with the bytes expected.
+pub trait Out {
+    /// Appends `bytes`, or fails if they are not what is expected next.
+    fn put(&mut self, bytes: &[u8]) -> Result<(), Error>;
+    /// Appends `text` as a JSON string, quotes included.
+    fn put_escaped(&mut self, text: &str) -> Result<(), Error>;
+    /// Appends `key` as a JSON string, then `colon`.
+    #[inline]
+    fn put_key(&mut self, key: &str, colon: &[u8]) -> Result<(), Error> {
+        self.put_escaped(key)?;
+        self.put(colon)
+    }
+}
+
+/// Strings up to this long are checked for characters to escape one byte at a time, which
+/// for them costs less than the word-at-a-time escaper's set-up.
+const SHORT: usize = 32;
+
+/// Whether `text` is short and has nothing to escape, so that it is written as it is.
+#[inline]
+fn plain(text: &str) -> bool {
+    text.len() <= SHORT && text.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\')
+}
+
+impl Out for Vec<u8> {
+    #[inline]
+    fn put(&mut self, bytes: &[u8]) -> Result<(), Error> {
+        self.extend_from_slice(bytes);
+        Ok(())
+    }
+
+    #[inline]
+    fn put_escaped(&mut self, text: &str) -> Result<(), Error> {
+        if plain(text) {
+            self.reserve(text.len() + 2);
+            self.push(b'"');
+            self.extend_from_slice(text.as_bytes());
+            self.push(b'"');
+        } else {
+            escape_to(self, text);
+        }
+        Ok(())
+    }
+
+    #[inline]
+    fn put_key(&mut self, key: &str, colon: &[u8]) -> Result<(), Error> {
+        if plain(key) {
+            self.reserve(key.len() + 2 + colon.len());
+            self.push(b'"');
+            self.extend_from_slice(key.as_bytes());
+            self.push(b'"');
+        } else {
+            escape_to(self, key);
+        }
+        self.extend_from_slice(colon);
+        Ok(())
+    }
+}
+
+/// A writer that accepts only the bytes it expects next, so that comparing a value's text with
+/// expected bytes needs no copy of the text and stops at the first difference.
+#[derive(Debug)]
+pub struct Compare<'a> {
+    rest: &'a [u8],
+    /// A long string's escaped text, kept between strings for its capacity.
+    scratch: Vec<u8>,
+}
+
+impl<'a> Compare<'a> {
+    /// Expects exactly `expected`.
+    pub fn new(expected: &'a [u8]) -> Self {
+        Compare {
+            rest: expected,
+            scratch: Vec::new(),
+        }
+    }
+
+    /// Whether everything expected was written.
+    pub fn is_done(&self) -> bool {
+        self.rest.is_empty()
+    }
+}
+
+impl Out for Compare<'_> {
+    #[inline]
+    fn put(&mut self, bytes: &[u8]) -> Result<(), Error> {
+        match self.rest.strip_prefix(bytes) {
+            Some(rest) => {
+                self.rest = rest;
+                Ok(())
+            }
+            None => Err(ser::Error::custom("not the expected bytes")),
+        }
+    }
+
+    #[inline]
+    fn put_escaped(&mut self, text: &str) -> Result<(), Error> {
+        if plain(text) {
+            return self.put_quoted(text, b"\"");
+        }
+        let mut scratch = std::mem::take(&mut self.scratch);
+        scratch.clear();
+        escape_to(&mut scratch, text);
+        let result = self.put(&scratch);
+        self.scratch = scratch;
+        result
+    }
+
+    #[inline]
+    fn put_key(&mut self, key: &str, colon: &[u8]) -> Result<(), Error> {
+        if plain(key) {
+            self.put_quoted(key, b"\"")?;
+        } else {
+            self.put_escaped(key)?;
+        }
+        self.put(colon)
+    }
+}
+
+impl Compare<'_> {
+    /// Expects `"`, `text` and `end`.
+    #[inline]
+    fn put_quoted(&mut self, text: &str, end: &[u8]) -> Result<(), Error> {
+        let n = text.len();
+        let matches = self.rest.len() >= n + 1 + end.len()
+            && self.rest[0] == b'"'
+            && &self.rest[1..=n] == text.as_bytes()
+            && &self.rest[n + 1..n + 1 + end.len()] == end;
+        if !matches {
+            return Err(ser::Error::custom("not the expected bytes"));
+        }
+        self.rest = &self.rest[n + 1 + end.len()..];
+        Ok(())
+    }
+}
+
+/// How numbers kept as text (`arbitrary_precision`) are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Numbers {
+    /// As they are, as serde_json writes them.
+    AsKept,
+    /// With a positive exponent's `+` left out (`1e+16` as `1e16`), as pydantic writes them.
+    NoExponentPlus,
+}
+
+/// How a [`Writer`] lays out JSON text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layout {
+    /// serde_json's pretty layout: each element on a line of its own, indented by this many
+    /// spaces per nesting level, keys followed by `": "`.
+    Pretty(&'static [u8]),
+    /// Python's `json.dumps` with its default separators: `, ` and `: `, on one line.
+    Python,
+}
+
+impl Layout {
+    #[inline]
+    fn comma(self) -> &'static [u8] {
+        match self {
+            Layout::Pretty(_) => b",",
+            Layout::Python => b", ",
+        }
+    }
+
+    #[inline]
+    fn colon(self) -> &'static [u8] {
+        b": "
+    }
+}
+
+/// A serializer writing JSON text in a [`Layout`] into `O`.
+#[derive(Debug)]
+pub struct Writer<'o, O: Out> {
+    out: &'o mut O,
+    layout: Layout,
+    numbers: Numbers,
+    depth: usize,
+}
+
+impl<'o, O: Out> Writer<'o, O> {
+    /// A serializer into `out`.
+    pub fn new(out: &'o mut O, layout: Layout, numbers: Numbers) -> Self {
+        Writer {
+            out,
+            layout,
+            numbers,
+            depth: 0,
+        }
+    }
+
+    /// `before` (empty or a comma), then in the pretty layout a line break and the current
+    /// level's indentation.
+    fn line(&mut self, before: &[u8]) -> Result<(), Error> {
+        /// A line break and the most indentation written in one piece.
+        const BREAK: [u8; 129] = {
+            let mut line = [b' '; 129];
+            line[0] = b'\n';
+            line
+        };
+        self.out.put(before)?;
+        let Layout::Pretty(indent) = self.layout else {
+            return Ok(());
+        };
+        let mut width = self.depth * indent.len();
+        let first = width.min(BREAK.len() - 1);
+        self.out.put(&BREAK[..=first])?;
+        width -= first;
+        while width > 0 {
+            let piece = width.min(BREAK.len() - 1);
+            self.out.put(&BREAK[1..=piece])?;
+            width -= piece;
+        }
+        Ok(())
+    }
+
+    /// Opens a sequence (`[`) or map (`{`) of `len` elements, if known: one known to be empty
+    /// is written whole at once.
+    fn open(&mut self, bracket: u8, len: Option<usize>) -> Result<State, Error> {
+        if len == Some(0) {
+            self.out.put(if bracket == b'[' { b"[]" } else { b"{}" })?;
+            return Ok(State::Empty);
+        }
+        self.out.put(&[bracket])?;
+        self.depth += 1;
+        Ok(State::First)
+    }
+
+    /// Closes what [`Writer::open`] opened, unless it was written whole.
+    fn close(&mut self, state: State, bracket: u8) -> Result<(), Error> {
+        if state == State::Empty {
+            return Ok(());
+        }
+        self.depth -= 1;
+        if state == State::Rest {
+            self.line(b"")?;
+        }
+        self.out.put(&[bracket])
+    }
+
+    fn number(&mut self, text: &str) -> Result<(), Error> {
+        match (self.numbers, text.split_once("e+")) {
+            (Numbers::NoExponentPlus, Some((mantissa, exponent))) => {
+                self.out.put(mantissa.as_bytes())?;
+                self.out.put(b"e")?;
+                self.out.put(exponent.as_bytes())
+            }
+            _ => self.out.put(text.as_bytes()),
+        }
+    }
+
+    /// A finite float as serde_json spells it (its spelling has changed between releases).
+    fn float(
+        &mut self,
+        write: impl FnOnce(&mut Vec<u8>) -> std::io::Result<()>,
+    ) -> Result<(), Error> {
+        let mut text = Vec::with_capacity(24);
+        write(&mut text).map_err(Error::io)?;
+        self.out.put(&text)
+    }
+
+    fn integer(&mut self, value: impl itoa::Integer) -> Result<(), Error> {
+        self.out.put(itoa::Buffer::new().format(value).as_bytes())
+    }
+
+    /// `{"variant": ` of an enum variant written as an object with one key.
+    fn variant_head(&mut self, variant: &str) -> Result<(), Error> {
+        self.out.put(b"{")?;
+        self.depth += 1;
+        self.line(b"")?;
+        self.out.put_key(variant, self.layout.colon())
+    }
+
+    /// The end of what [`Writer::variant_head`] began.
+    fn variant_tail(&mut self) -> Result<(), Error> {
+        self.depth -= 1;
+        self.line(b"")?;
+        self.out.put(b"}")
+    }
+}
+
+/// Where a sequence, map or struct is: no element will come (written `[]` or `{}` already), no
+/// element has come yet, or some have.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    Empty,
+    First,
+    Rest,
+}
+
+/// What a compound is writing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Seq,
+    Map,
+    /// A tuple or struct variant: a sequence or map inside `{"variant": …}`.
+    SeqVariant,
+    MapVariant,
+    /// serde_json's raw text or number digits.
+    Raw,
+    Number,
+}
+
+/// A sequence, map or struct being written.
+#[derive(Debug)]
+pub struct Compound<'a, 'o, O: Out> {
+    ser: &'a mut Writer<'o, O>,
+    kind: Kind,
+    state: State,
+}
+
+impl<'a, 'o, O: Out> Compound<'a, 'o, O> {
+    /// Starts the next element (or key) on a line of its own.
+    fn element(&mut self) -> Result<(), Error> {
+        let before = if self.state == State::First {
+            b""
+        } else {
+            self.ser.layout.comma()
+        };
+        self.state = State::Rest;
+        self.ser.line(before)
+    }
+
+    fn finish(self) -> Result<(), Error> {
+        let bracket = match self.kind {
+            Kind::Seq | Kind::SeqVariant => b']',
+            Kind::Map | Kind::MapVariant => b'}',
+            Kind::Raw | Kind::Number => return Ok(()),
+        };
+        self.ser.close(self.state, bracket)?;
+        if matches!(self.kind, Kind::SeqVariant | Kind::MapVariant) {
+            self.ser.variant_tail()?;
+        }
+        Ok(())
+    }
+}
+
+impl<'a, 'o, O: Out> ser::Serializer for &'a mut Writer<'o, O> {
+    type Ok = ();
+    type Error = Error;
+    type SerializeSeq = Compound<'a, 'o, O>;
+    type SerializeTuple = Compound<'a, 'o, O>;
+    type SerializeTupleStruct = Compound<'a, 'o, O>;
+    type SerializeTupleVariant = Compound<'a, 'o, O>;
+    type SerializeMap = Compound<'a, 'o, O>;
+    type SerializeStruct = Compound<'a, 'o, O>;
+    type SerializeStructVariant = Compound<'a, 'o, O>;
+
+    fn serialize_bool(self, v: bool) -> Result<(), Error> {
+        self.out.put(if v { b"true" } else { b"false" })
+    }
+    fn serialize_i8(self, v: i8) -> Result<(), Error> {
+        self.integer(v)
+    }
+    fn serialize_i16(self, v: i16) -> Result<(), Error> {
+        self.integer(v)
+    }
+    fn serialize_i32(self, v: i32) -> Result<(), Error> {
+        self.integer(v)
+    }
+    fn serialize_i64(self, v: i64) -> Result<(), Error> {
+        self.integer(v)
+    }
+    fn serialize_i128(self, v: i128) -> Result<(), Error> {
+        self.integer(v)
+    }
+    fn serialize_u8(self, v: u8) -> Result<(), Error> {
+        self.integer(v)
+    }
+    fn serialize_u16(self, v: u16) -> Result<(), Error> {
+        self.integer(v)
+    }
+    fn serialize_u32(self, v: u32) -> Result<(), Error> {
+        self.integer(v)
+    }
+    fn serialize_u64(self, v: u64) -> Result<(), Error> {
+        self.integer(v)
+    }
+    fn serialize_u128(self, v: u128) -> Result<(), Error> {
+        self.integer(v)
+    }
+    fn serialize_f32(self, v: f32) -> Result<(), Error> {
+        if v.is_finite() {
+            self.float(|text| CompactFormatter.write_f32(text, v))
+        } else {
+            self.out.put(b"null")
+        }
+    }
+    fn serialize_f64(self, v: f64) -> Result<(), Error> {
+        if v.is_finite() {
+            self.float(|text| CompactFormatter.write_f64(text, v))
+        } else {
+            self.out.put(b"null")
+        }
+    }
+    fn serialize_char(self, v: char) -> Result<(), Error> {
+        self.out.put_escaped(v.encode_utf8(&mut [0; 4]))
+    }
+    fn serialize_str(self, v: &str) -> Result<(), Error> {
+        self.out.put_escaped(v)
+    }
+    fn serialize_bytes(self, v: &[u8]) -> Result<(), Error> {
+        let mut seq = ser::Serializer::serialize_seq(self, Some(v.len()))?;
+        for byte in v {
+            ser::SerializeSeq::serialize_element(&mut seq, byte)?;
+        }
+        ser::SerializeSeq::end(seq)
+    }
+    fn serialize_none(self) -> Result<(), Error> {
+        self.out.put(b"null")
+    }
+    fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> Result<(), Error> {
+        value.serialize(self)
+    }
+    fn serialize_unit(self) -> Result<(), Error> {
+        self.out.put(b"null")
+    }
+    fn serialize_unit_struct(self, _: &'static str) -> Result<(), Error> {
+        self.out.put(b"null")
+    }
+    fn serialize_unit_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        variant: &'static str,
+    ) -> Result<(), Error> {
+        self.out.put_escaped(variant)
+    }
+    fn serialize_newtype_struct<T: Serialize + ?Sized>(
+        self,
+        _: &'static str,
+        value: &T,
+    ) -> Result<(), Error> {
+        value.serialize(self)
+    }
+    fn serialize_newtype_variant<T: Serialize + ?Sized>(
+        self,
+        _: &'static str,
+        _: u32,
+        variant: &'static str,
+        value: &T,
+    ) -> Result<(), Error> {
+        self.variant_head(variant)?;
+        value.serialize(&mut *self)?;
+        self.variant_tail()
+    }
+    fn serialize_seq(self, len: Option<usize>) -> Result<Compound<'a, 'o, O>, Error> {
+        let state = self.open(b'[', len)?;
+        Ok(Compound {
+            ser: self,
+            kind: Kind::Seq,
+            state,
+        })
+    }
+    fn serialize_tuple(self, len: usize) -> Result<Compound<'a, 'o, O>, Error> {
+        self.serialize_seq(Some(len))
+    }
+    fn serialize_tuple_struct(
+        self,
+        _: &'static str,
+        len: usize,
+    ) -> Result<Compound<'a, 'o, O>, Error> {
+        self.serialize_seq(Some(len))
+    }
+    fn serialize_tuple_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        variant: &'static str,
+        len: usize,
+    ) -> Result<Compound<'a, 'o, O>, Error> {
+        self.variant_head(variant)?;
+        let state = self.open(b'[', Some(len))?;
+        Ok(Compound {
+            ser: self,
+            kind: Kind::SeqVariant,
+            state,
+        })
+    }
+    fn serialize_map(self, len: Option<usize>) -> Result<Compound<'a, 'o, O>, Error> {
+        let state = self.open(b'{', len)?;
+        Ok(Compound {
+            ser: self,
+            kind: Kind::Map,
+            state,
+        })
+    }
+    fn serialize_struct(
+        self,
+        name: &'static str,
+        len: usize,
+    ) -> Result<Compound<'a, 'o, O>, Error> {
+        let kind = match name {
+            RAW_VALUE_TOKEN => Kind::Raw,
+            NUMBER_TOKEN => Kind::Number,
+            _ => return self.serialize_map(Some(len)),
+        };
+        Ok(Compound {
+            ser: self,
+            kind,
+            state: State::First,
+        })
+    }
+    fn serialize_struct_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        variant: &'static str,
+        len: usize,
+    ) -> Result<Compound<'a, 'o, O>, Error> {
+        self.variant_head(variant)?;
+        let state = self.open(b'{', Some(len))?;
+        Ok(Compound {
+            ser: self,
+            kind: Kind::MapVariant,
+            state,
+        })
+    }
+    fn collect_str<T: Display + ?Sized>(self, value: &T) -> Result<(), Error> {
+        self.out.put_escaped(&value.to_string())
+    }
+}
+
+macro_rules! elements {
+    ($($trait:ident::$method:ident;)*) => {$(
+        impl<O: Out> ser::$trait for Compound<'_, '_, O> {
+            type Ok = ();
+            type Error = Error;
+
+            fn $method<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
+                self.element()?;
+                value.serialize(&mut *self.ser)
+            }
+
+            fn end(self) -> Result<(), Error> {
+                self.finish()
+            }
+        }
+    )*};
+}
+
+elements! {
+    SerializeSeq::serialize_element;
+    SerializeTuple::serialize_element;
+    SerializeTupleStruct::serialize_field;
+    SerializeTupleVariant::serialize_field;
+}
+
+impl<O: Out> ser::SerializeMap for Compound<'_, '_, O> {
+    type Ok = ();
+    type Error = Error;
+
+    fn serialize_key<T: Serialize + ?Sized>(&mut self, key: &T) -> Result<(), Error> {
+        self.element()?;
+        key.serialize(Key(&mut *self.ser.out))?;
+        self.ser.out.put(self.ser.layout.colon())
+    }
+
+    fn serialize_value<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
+        value.serialize(&mut *self.ser)
+    }
+
+    fn end(self) -> Result<(), Error> {
+        self.finish()
+    }
+}
+
+impl<O: Out> ser::SerializeStruct for Compound<'_, '_, O> {
+    type Ok = ();
+    type Error = Error;
+
+    fn serialize_field<T: Serialize + ?Sized>(
+        &mut self,
+        key: &'static str,
+        value: &T,
+    ) -> Result<(), Error> {
+        match self.kind {
+            Kind::Raw if key == RAW_VALUE_TOKEN => value.serialize(RawText {
+                ser: &mut *self.ser,
+                number: false,
+            }),
+            Kind::Number if key == NUMBER_TOKEN => value.serialize(RawText {
+                ser: &mut *self.ser,
+                number: true,
+            }),
+            Kind::Raw | Kind::Number => Err(not_raw()),
+            _ => {
+                self.element()?;
+                self.ser.out.put_key(key, self.ser.layout.colon())?;
+                value.serialize(&mut *self.ser)
+            }
+        }
+    }
+
+    fn end(self) -> Result<(), Error> {
+        self.finish()
+    }
+}
+
+impl<O: Out> ser::SerializeStructVariant for Compound<'_, '_, O> {
+    type Ok = ();
+    type Error = Error;
+
+    fn serialize_field<T: Serialize + ?Sized>(
+        &mut self,
+        key: &'static str,
+        value: &T,
+    ) -> Result<(), Error> {
+        ser::SerializeStruct::serialize_field(self, key, value)
+    }
+
+    fn end(self) -> Result<(), Error> {
+        self.finish()
+    }
+}
+
+/// Writes a map key as serde_json does: a string as it is, a number or `bool` as its text in
+/// quotes; any other key is an error.
+struct Key<'a, O: Out>(&'a mut O);
+
+fn key_must_be_a_string() -> Error {
+    ser::Error::custom("key must be a string")
+}
+
+macro_rules! quoted_keys {
+    ($($method:ident($ty:ty);)*) => {$(
+        fn $method(self, v: $ty) -> Result<(), Error> {
+            self.0.put(b"\"")?;
+            self.0.put(itoa::Buffer::new().format(v).as_bytes())?;
+            self.0.put(b"\"")
+        }
+    )*};
+}
+
+macro_rules! refused_keys {
+    ($($method:ident($($arg:ty),*);)*) => {$(
+        fn $method(self $(, _: $arg)*) -> Result<(), Error> {
+            Err(key_must_be_a_string())
+        }
+    )*};
+}
+
+impl<O: Out> ser::Serializer for Key<'_, O> {
+    type Ok = ();
+    type Error = Error;
+    type SerializeSeq = ser::Impossible<(), Error>;
+    type SerializeTuple = ser::Impossible<(), Error>;
+    type SerializeTupleStruct = ser::Impossible<(), Error>;
+    type SerializeTupleVariant = ser::Impossible<(), Error>;
+    type SerializeMap = ser::Impossible<(), Error>;
+    type SerializeStruct = ser::Impossible<(), Error>;
+    type SerializeStructVariant = ser::Impossible<(), Error>;
+
+    quoted_keys! {
+        serialize_i8(i8);
+        serialize_i16(i16);
+        serialize_i32(i32);
+        serialize_i64(i64);
+        serialize_i128(i128);
+        serialize_u8(u8);
+        serialize_u16(u16);
+        serialize_u32(u32);
+        serialize_u64(u64);
+        serialize_u128(u128);
+    }
+
+    refused_keys! {
+        serialize_f32(f32);
+        serialize_f64(f64);
+        serialize_bytes(&[u8]);
+        serialize_none();
+        serialize_unit();
+        serialize_unit_struct(&'static str);
+    }
+
+    fn serialize_bool(self, v: bool) -> Result<(), Error> {
+        self.0.put(if v { b"\"true\"" } else { b"\"false\"" })
+    }
+    fn serialize_char(self, v: char) -> Result<(), Error> {
+        self.0.put_escaped(v.encode_utf8(&mut [0; 4]))
+    }
+    fn serialize_str(self, v: &str) -> Result<(), Error> {
+        self.0.put_escaped(v)
+    }
+    fn serialize_some<T: Serialize + ?Sized>(self, _: &T) -> Result<(), Error> {
+        Err(key_must_be_a_string())
+    }
+    fn serialize_unit_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        variant: &'static str,
+    ) -> Result<(), Error> {
+        self.0.put_escaped(variant)
+    }
+    fn serialize_newtype_struct<T: Serialize + ?Sized>(
+        self,
+        _: &'static str,
+        value: &T,
+    ) -> Result<(), Error> {
+        value.serialize(self)
+    }
+    fn serialize_newtype_variant<T: Serialize + ?Sized>(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: &T,
+    ) -> Result<(), Error> {
+        Err(key_must_be_a_string())
+    }
+    fn serialize_seq(self, _: Option<usize>) -> Result<Self::SerializeSeq, Error> {
+        Err(key_must_be_a_string())
+    }
+    fn serialize_tuple(self, _: usize) -> Result<Self::SerializeTuple, Error> {
+        Err(key_must_be_a_string())
+    }
+    fn serialize_tuple_struct(
+        self,
+        _: &'static str,
+        _: usize,
+    ) -> Result<Self::SerializeTupleStruct, Error> {
+        Err(key_must_be_a_string())
+    }
+    fn serialize_tuple_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: usize,
+    ) -> Result<Self::SerializeTupleVariant, Error> {
+        Err(key_must_be_a_string())
+    }
+    fn serialize_map(self, _: Option<usize>) -> Result<Self::SerializeMap, Error> {
+        Err(key_must_be_a_string())
+    }
+    fn serialize_struct(self, _: &'static str, _: usize) -> Result<Self::SerializeStruct, Error> {
+        Err(key_must_be_a_string())
+    }
+    fn serialize_struct_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: usize,
+    ) -> Result<Self::SerializeStructVariant, Error> {
+        Err(key_must_be_a_string())
+    }
+    fn collect_str<T: Display + ?Sized>(self, value: &T) -> Result<(), Error> {
+        self.0.put_escaped(&value.to_string())
+    }
+}
+
+/// Writes the one string a raw value (as it is) or a number (in the number style) hands over.
+struct RawText<'a, 'o, O: Out> {
+    ser: &'a mut Writer<'o, O>,
+    number: bool,
+}
+
+impl<O: Out> ser::Serializer for RawText<'_, '_, O> {
+    type Ok = ();
+    type Error = Error;
+    type SerializeSeq = ser::Impossible<(), Error>;
+    type SerializeTuple = ser::Impossible<(), Error>;
+    type SerializeTupleStruct = ser::Impossible<(), Error>;
+    type SerializeTupleVariant = ser::Impossible<(), Error>;
+    type SerializeMap = ser::Impossible<(), Error>;
+    type SerializeStruct = ser::Impossible<(), Error>;
+    type SerializeStructVariant = ser::Impossible<(), Error>;
+
+    fn serialize_str(self, v: &str) -> Result<(), Error> {
+        if self.number {
+            self.ser.number(v)
+        } else {
+            self.ser.out.put(v.as_bytes())
+        }
+    }
+
+    fn serialize_bool(self, _: bool) -> Result<(), Error> {
+        Err(not_raw())
+    }
+    fn serialize_i8(self, _: i8) -> Result<(), Error> {
+        Err(not_raw())
+    }
+    fn serialize_i16(self, _: i16) -> Result<(), Error> {
+        Err(not_raw())
+    }
+    fn serialize_i32(self, _: i32) -> Result<(), Error> {
+        Err(not_raw())
+    }
+    fn serialize_i64(self, _: i64) -> Result<(), Error> {
+        Err(not_raw())
+    }
+    fn serialize_u8(self, _: u8) -> Result<(), Error> {
+        Err(not_raw())
+    }
+    fn serialize_u16(self, _: u16) -> Result<(), Error> {
+        Err(not_raw())
+    }
+    fn serialize_u32(self, _: u32) -> Result<(), Error> {
+        Err(not_raw())
+    }
+    fn serialize_u64(self, _: u64) -> Result<(), Error> {
+        Err(not_raw())
+    }
+    fn serialize_f32(self, _: f32) -> Result<(), Error> {
+        Err(not_raw())
+    }
+    fn serialize_f64(self, _: f64) -> Result<(), Error> {
+        Err(not_raw())
+    }
+    fn serialize_char(self, _: char) -> Result<(), Error> {
+        Err(not_raw())
+    }
+    fn serialize_bytes(self, _: &[u8]) -> Result<(), Error> {
+        Err(not_raw())
+    }
+    fn serialize_none(self) -> Result<(), Error> {
+        Err(not_raw())
+    }
+    fn serialize_some<T: Serialize + ?Sized>(self, _: &T) -> Result<(), Error> {
+        Err(not_raw())
+    }
+    fn serialize_unit(self) -> Result<(), Error> {
+        Err(not_raw())
+    }
+    fn serialize_unit_struct(self, _: &'static str) -> Result<(), Error> {
+        Err(not_raw())
+    }
+    fn serialize_unit_variant(self, _: &'static str, _: u32, _: &'static str) -> Result<(), Error> {
+        Err(not_raw())
+    }
+    fn serialize_newtype_struct<T: Serialize + ?Sized>(
+        self,
+        _: &'static str,
+        _: &T,
+    ) -> Result<(), Error> {
+        Err(not_raw())
+    }
+    fn serialize_newtype_variant<T: Serialize + ?Sized>(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: &T,
+    ) -> Result<(), Error> {
+        Err(not_raw())
+    }
+    fn serialize_seq(self, _: Option<usize>) -> Result<Self::SerializeSeq, Error> {
+        Err(not_raw())
+    }
+    fn serialize_tuple(self, _: usize) -> Result<Self::SerializeTuple, Error> {
+        Err(not_raw())
+    }
+    fn serialize_tuple_struct(
+        self,
+        _: &'static str,
+        _: usize,
+    ) -> Result<Self::SerializeTupleStruct, Error> {
+        Err(not_raw())
+    }
+    fn serialize_tuple_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: usize,
+    ) -> Result<Self::SerializeTupleVariant, Error> {
+        Err(not_raw())
+    }
+    fn serialize_map(self, _: Option<usize>) -> Result<Self::SerializeMap, Error> {
+        Err(not_raw())
+    }
+    fn serialize_struct(self, _: &'static str, _: usize) -> Result<Self::SerializeStruct, Error> {
+        Err(not_raw())
+    }
+    fn serialize_struct_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: usize,
+    ) -> Result<Self::SerializeStructVariant, Error> {
+        Err(not_raw())
+    }
+}
+
+fn not_raw() -> Error {
+    ser::Error::custom("not a raw JSON value")
+}
+
+/// Appends `value` to `out` as `serde_json::to_writer_pretty` writes it (two spaces per level).
+pub fn to_vec_pretty<T: Serialize + ?Sized>(out: &mut Vec<u8>, value: &T) -> Result<(), Error> {
+    value.serialize(&mut Writer::new(
+        out,
+        Layout::Pretty(b"  "),
+        Numbers::AsKept,
+    ))
+}

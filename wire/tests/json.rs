@@ -1,0 +1,272 @@
+//! `json::Writer` against serde_json's own writer, byte for byte, in each layout (pretty with two
+//! and four spaces, and one line with Python's separators): on any JSON value (strings of any characters
+//! and lengths, numbers kept as arbitrary-precision text, nested arrays and objects) and on
+//! typed values that use every kind of serde shape (options, newtype, tuple and struct variants,
+//! raw JSON text, `Display` strings, integer map keys). `Compare` accepts exactly those bytes.
+
+use std::collections::BTreeMap;
+
+use proptest::prelude::*;
+use serde::Serialize;
+use serde_json::value::RawValue;
+use serde_json::Value;
+
+use planrun_wire::json::{self, Compare, Layout, Numbers, Writer};
+use planrun_wire::text;
+
+/// serde_json's text of `value` with `formatter`.
+fn serde_json_text<T: Serialize, F: serde_json::ser::Formatter>(value: &T, formatter: F) -> String {
+    let mut out = Vec::new();
+    value
+        .serialize(&mut serde_json::Serializer::with_formatter(
+            &mut out, formatter,
+        ))
+        .unwrap();
+    String::from_utf8(out).unwrap()
+}
+
+/// The separators of Python's `json.dumps`: `, ` and `: `.
+struct PythonFormatter;
+
+impl serde_json::ser::Formatter for PythonFormatter {
+    fn begin_array_value<W: ?Sized + std::io::Write>(
+        &mut self,
+        writer: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        if first {
+            Ok(())
+        } else {
+            writer.write_all(b", ")
+        }
+    }
+    fn begin_object_key<W: ?Sized + std::io::Write>(
+        &mut self,
+        writer: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        if first {
+            Ok(())
+        } else {
+            writer.write_all(b", ")
+        }
+    }
+    fn begin_object_value<W: ?Sized + std::io::Write>(
+        &mut self,
+        writer: &mut W,
+    ) -> std::io::Result<()> {
+        writer.write_all(b": ")
+    }
+}
+
+fn same_bytes<T: Serialize>(value: &T) {
+    let pretty = serde_json::to_string_pretty(value).unwrap();
+    same_layout(value, Layout::Pretty(b"  "), &pretty);
+    let mut out = Vec::new();
+    json::to_vec_pretty(&mut out, value).unwrap();
+    assert_eq!(String::from_utf8(out).unwrap(), pretty);
+    let wide = serde_json::ser::PrettyFormatter::with_indent(b"    ");
+    same_layout(
+        value,
+        Layout::Pretty(b"    "),
+        &serde_json_text(value, wide),
+    );
+    same_layout(
+        value,
+        Layout::Python,
+        &serde_json_text(value, PythonFormatter),
+    );
+}
+
+/// `Writer` with `layout` writes `expected`, and its `Compare` accepts exactly that.
+fn same_layout<T: Serialize>(value: &T, layout: Layout, expected: &str) {
+    let mut ours = Vec::new();
+    value
+        .serialize(&mut Writer::new(&mut ours, layout, Numbers::AsKept))
+        .unwrap();
+    assert_eq!(String::from_utf8(ours).unwrap(), expected, "{layout:?}");
+    let mut compare = Compare::new(expected.as_bytes());
+    value
+        .serialize(&mut Writer::new(&mut compare, layout, Numbers::AsKept))
+        .unwrap();
+    assert!(compare.is_done());
+    let mut longer = expected.as_bytes().to_vec();
+    longer.push(b' ');
+    let mut compare = Compare::new(&longer);
+    value
+        .serialize(&mut Writer::new(&mut compare, layout, Numbers::AsKept))
+        .unwrap();
+    assert!(!compare.is_done(), "a byte left over is seen");
+    for at in [0, expected.len() / 2, expected.len() - 1] {
+        let mut changed = expected.as_bytes().to_vec();
+        changed[at] ^= 0x01;
+        let mut compare = Compare::new(&changed);
+        let written = value.serialize(&mut Writer::new(&mut compare, layout, Numbers::AsKept));
+        assert!(written.is_err(), "byte {at} changed is seen");
+    }
+}
+
+/// Strings mixing plain runs, every character that needs escaping, DEL and non-ASCII.
+fn any_text() -> impl Strategy<Value = String> {
+    let piece = prop_oneof![
+        "[a-z ]{0,40}",
+        (0u8..0x20).prop_map(|b| char::from(b).to_string()),
+        Just("\"".to_owned()),
+        Just("\\".to_owned()),
+        Just("\u{7f}".to_owned()),
+        "[é日本語🦀]{1,3}",
+        any::<String>(),
+    ];
+    prop::collection::vec(piece, 0..12).prop_map(|pieces| pieces.concat())
+}
+
+fn any_value() -> impl Strategy<Value = Value> {
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::from),
+        any::<i64>().prop_map(Value::from),
+        "-?(0|[1-9][0-9]{0,39})(\\.[0-9]{1,20})?(e[+-]?[0-9]{1,3})?"
+            .prop_map(|n| serde_json::from_str::<Value>(&n).unwrap()),
+        any_text().prop_map(Value::from),
+    ];
+    leaf.prop_recursive(4, 48, 6, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
+            prop::collection::vec((any_text(), inner), 0..6)
+                .prop_map(|entries| Value::Object(entries.into_iter().collect())),
+        ]
+    })
+}
+
+#[derive(Serialize)]
+enum Shape {
+    Unit,
+    Newtype(String),
+    Tuple(String, i32),
+    Struct {
+        text: String,
+        inner: Option<Box<Shape>>,
+    },
+}
+
+#[derive(Serialize)]
+struct Typed {
+    text: String,
+    maybe: Option<String>,
+    shapes: Vec<Shape>,
+    map: BTreeMap<String, String>,
+    tuple: (String, u8),
+    raw: Box<RawValue>,
+    shown: Shown,
+    bytes: Vec<u8>,
+    character: char,
+    float: f64,
+    single: f32,
+    wide: u128,
+    negative: i128,
+    unit: (),
+    nothing: Option<u8>,
+    empty: Vec<String>,
+    empty_map: BTreeMap<u32, String>,
+    numbered: BTreeMap<u32, String>,
+}
+
+/// A value written through `collect_str`.
+struct Shown(String);
+
+impl Serialize for Shown {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(&self.0)
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+    #[test]
+    fn any_json_value_is_written_as_serde_json_writes_it(value in any_value()) {
+        same_bytes(&value);
+    }
+
+    #[test]
+    fn any_string_is_escaped_as_serde_json_escapes_it(text in any_text()) {
+        let mut ours = String::new();
+        text::escape_into(&mut ours, &text);
+        prop_assert_eq!(ours, serde_json::to_string(&text).unwrap());
+    }
+
+    #[test]
+    fn typed_values_of_every_shape_are_written_as_serde_json_writes_them(
+        texts in prop::collection::vec(any_text(), 8),
+        raw in any_value(),
+        number in any::<i32>(),
+        character in any::<char>(),
+        float in any::<f64>(),
+        single in any::<f32>(),
+        wide in any::<u128>(),
+        negative in any::<i128>(),
+    ) {
+        let typed = Typed {
+            text: texts[0].clone(),
+            maybe: Some(texts[1].clone()),
+            shapes: vec![
+                Shape::Unit,
+                Shape::Newtype(texts[2].clone()),
+                Shape::Tuple(texts[3].clone(), number),
+                Shape::Struct {
+                    text: texts[4].clone(),
+                    inner: Some(Box::new(Shape::Newtype(texts[5].clone()))),
+                },
+            ],
+            map: BTreeMap::from([(texts[6].clone(), texts[7].clone())]),
+            tuple: (texts[0].clone(), 7),
+            raw: serde_json::value::to_raw_value(&raw).unwrap(),
+            shown: Shown(texts[1].clone()),
+            bytes: texts[2].as_bytes().to_vec(),
+            character,
+            float,
+            single,
+            wide,
+            negative,
+            unit: (),
+            nothing: None,
+            empty: Vec::new(),
+            empty_map: BTreeMap::new(),
+            numbered: BTreeMap::from([(7, texts[3].clone()), (11, texts[4].clone())]),
+        };
+        same_bytes(&typed);
+    }
+}
+
+#[test]
+fn deep_nesting_is_indented_as_serde_json_indents_it() {
+    let mut value = serde_json::json!({"leaf": [1, {}, []]});
+    for depth in 0..80 {
+        value = if depth % 2 == 0 {
+            serde_json::json!([value, "x"])
+        } else {
+            serde_json::json!({"k": value})
+        };
+    }
+    same_bytes(&value);
+}
+
+#[test]
+fn the_sdk_number_style_drops_only_a_positive_exponent_plus() {
+    let value: Value = serde_json::from_str(r#"[1e+16, 2.5E+3, 1e-7, 12, -0.5e+2]"#).unwrap();
+    let mut out = Vec::new();
+    value
+        .serialize(&mut Writer::new(
+            &mut out,
+            Layout::Pretty(b"    "),
+            Numbers::NoExponentPlus,
+        ))
+        .unwrap();
+    assert_eq!(
+        String::from_utf8(out).unwrap(),
+        "[\n    1e16,\n    2.5e3,\n    1e-7,\n    12,\n    -0.5e2\n]"
+    );
+    let mut out = Vec::new();
+    json::to_vec_pretty(&mut out, &value).unwrap();
+    assert_eq!(out, serde_json::to_vec_pretty(&value).unwrap());
+}
