@@ -4,9 +4,9 @@
 //!
 //! serde_json's serializer goes through a formatter and an `io::Write` call for every bracket,
 //! comma, indentation level and key, and escapes keys and short strings one byte at a time;
-//! much of what a migration writes and compares is such small pieces. [`Writer`] writes the same bytes (tests
-//! hold it to serde_json's, on any JSON value and every serde shape) with one append per piece,
-//! short strings checked byte by byte and long ones escaped a word at a time
+//! much of what a migration writes and compares is such small pieces. [`Writer`] writes the
+//! same bytes (tests hold it to serde_json's, on any JSON value and every serde shape) with one
+//! append per piece, short strings checked byte by byte and long ones escaped a word at a time
 //! ([`escape_into`](crate::text::escape_into)). serde_json's own raw-text values (`RawValue`,
 //! numbers with `arbitrary_precision`) are written as serde_json writes them.
 
@@ -168,6 +168,9 @@ pub enum Numbers {
     NoExponentPlus,
 }
 
+/// What follows a key in every layout.
+const COLON: &[u8] = b": ";
+
 /// How a [`Writer`] lays out JSON text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Layout {
@@ -185,11 +188,6 @@ impl Layout {
             Layout::Pretty(_) => b",",
             Layout::Python => b", ",
         }
-    }
-
-    #[inline]
-    fn colon(self) -> &'static [u8] {
-        b": "
     }
 }
 
@@ -292,7 +290,7 @@ impl<'o, O: Out> Writer<'o, O> {
         self.out.put(b"{")?;
         self.depth += 1;
         self.line(b"")?;
-        self.out.put_key(variant, self.layout.colon())
+        self.out.put_key(variant, COLON)
     }
 
     /// The end of what [`Writer::variant_head`] began.
@@ -577,7 +575,7 @@ impl<O: Out> ser::SerializeMap for Compound<'_, '_, O> {
     fn serialize_key<T: Serialize + ?Sized>(&mut self, key: &T) -> Result<(), Error> {
         self.element()?;
         key.serialize(Key(&mut *self.ser.out))?;
-        self.ser.out.put(self.ser.layout.colon())
+        self.ser.out.put(COLON)
     }
 
     fn serialize_value<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
@@ -610,7 +608,7 @@ impl<O: Out> ser::SerializeStruct for Compound<'_, '_, O> {
             Kind::Raw | Kind::Number => Err(not_raw()),
             _ => {
                 self.element()?;
-                self.ser.out.put_key(key, self.ser.layout.colon())?;
+                self.ser.out.put_key(key, COLON)?;
                 value.serialize(&mut *self.ser)
             }
         }
@@ -656,12 +654,48 @@ macro_rules! quoted_keys {
     )*};
 }
 
-macro_rules! refused_keys {
-    ($($method:ident($($arg:ty),*);)*) => {$(
-        fn $method(self $(, _: $arg)*) -> Result<(), Error> {
-            Err(key_must_be_a_string())
+/// Serializer methods that refuse what they are given with `$error`.
+macro_rules! refuse {
+    ($error:expr; $($method:ident($($arg:ty),*) -> $ok:ty;)*) => {$(
+        fn $method(self $(, _: $arg)*) -> Result<$ok, Error> {
+            Err($error)
         }
     )*};
+}
+
+/// The generic serializer methods that refuse what they are given with `$error`.
+macro_rules! refuse_generic {
+    ($error:expr; $ok:ty) => {
+        fn serialize_some<T: Serialize + ?Sized>(self, _: &T) -> Result<$ok, Error> {
+            Err($error)
+        }
+        fn serialize_newtype_variant<T: Serialize + ?Sized>(
+            self,
+            _: &'static str,
+            _: u32,
+            _: &'static str,
+            _: &T,
+        ) -> Result<$ok, Error> {
+            Err($error)
+        }
+    };
+}
+
+/// The compound serializer methods that refuse what they are given with `$error`.
+macro_rules! refuse_compounds {
+    ($error:expr) => {
+        refuse! { $error;
+            serialize_seq(Option<usize>) -> Self::SerializeSeq;
+            serialize_tuple(usize) -> Self::SerializeTuple;
+            serialize_tuple_struct(&'static str, usize) -> Self::SerializeTupleStruct;
+            serialize_tuple_variant(&'static str, u32, &'static str, usize)
+                -> Self::SerializeTupleVariant;
+            serialize_map(Option<usize>) -> Self::SerializeMap;
+            serialize_struct(&'static str, usize) -> Self::SerializeStruct;
+            serialize_struct_variant(&'static str, u32, &'static str, usize)
+                -> Self::SerializeStructVariant;
+        }
+    };
 }
 
 impl<O: Out> ser::Serializer for Key<'_, O> {
@@ -688,15 +722,30 @@ impl<O: Out> ser::Serializer for Key<'_, O> {
         serialize_u128(u128);
     }
 
-    refused_keys! {
-        serialize_f32(f32);
-        serialize_f64(f64);
-        serialize_bytes(&[u8]);
-        serialize_none();
-        serialize_unit();
-        serialize_unit_struct(&'static str);
+    refuse! { key_must_be_a_string();
+        serialize_bytes(&[u8]) -> ();
+        serialize_none() -> ();
+        serialize_unit() -> ();
+        serialize_unit_struct(&'static str) -> ();
     }
+    refuse_generic!(key_must_be_a_string(); ());
+    refuse_compounds!(key_must_be_a_string());
 
+    fn serialize_f32(self, v: f32) -> Result<(), Error> {
+        self.serialize_f64(f64::from(v))
+    }
+    fn serialize_f64(self, v: f64) -> Result<(), Error> {
+        if !v.is_finite() {
+            return Err(ser::Error::custom("float key must be finite"));
+        }
+        let mut text = Vec::with_capacity(26);
+        text.push(b'"');
+        CompactFormatter
+            .write_f64(&mut text, v)
+            .map_err(Error::io)?;
+        text.push(b'"');
+        self.0.put(&text)
+    }
     fn serialize_bool(self, v: bool) -> Result<(), Error> {
         self.0.put(if v { b"\"true\"" } else { b"\"false\"" })
     }
@@ -705,9 +754,6 @@ impl<O: Out> ser::Serializer for Key<'_, O> {
     }
     fn serialize_str(self, v: &str) -> Result<(), Error> {
         self.0.put_escaped(v)
-    }
-    fn serialize_some<T: Serialize + ?Sized>(self, _: &T) -> Result<(), Error> {
-        Err(key_must_be_a_string())
     }
     fn serialize_unit_variant(
         self,
@@ -723,52 +769,6 @@ impl<O: Out> ser::Serializer for Key<'_, O> {
         value: &T,
     ) -> Result<(), Error> {
         value.serialize(self)
-    }
-    fn serialize_newtype_variant<T: Serialize + ?Sized>(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: &T,
-    ) -> Result<(), Error> {
-        Err(key_must_be_a_string())
-    }
-    fn serialize_seq(self, _: Option<usize>) -> Result<Self::SerializeSeq, Error> {
-        Err(key_must_be_a_string())
-    }
-    fn serialize_tuple(self, _: usize) -> Result<Self::SerializeTuple, Error> {
-        Err(key_must_be_a_string())
-    }
-    fn serialize_tuple_struct(
-        self,
-        _: &'static str,
-        _: usize,
-    ) -> Result<Self::SerializeTupleStruct, Error> {
-        Err(key_must_be_a_string())
-    }
-    fn serialize_tuple_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: usize,
-    ) -> Result<Self::SerializeTupleVariant, Error> {
-        Err(key_must_be_a_string())
-    }
-    fn serialize_map(self, _: Option<usize>) -> Result<Self::SerializeMap, Error> {
-        Err(key_must_be_a_string())
-    }
-    fn serialize_struct(self, _: &'static str, _: usize) -> Result<Self::SerializeStruct, Error> {
-        Err(key_must_be_a_string())
-    }
-    fn serialize_struct_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: usize,
-    ) -> Result<Self::SerializeStructVariant, Error> {
-        Err(key_must_be_a_string())
     }
     fn collect_str<T: Display + ?Sized>(self, value: &T) -> Result<(), Error> {
         self.0.put_escaped(&value.to_string())
@@ -800,111 +800,33 @@ impl<O: Out> ser::Serializer for RawText<'_, '_, O> {
         }
     }
 
-    fn serialize_bool(self, _: bool) -> Result<(), Error> {
-        Err(not_raw())
+    refuse! { not_raw();
+        serialize_bool(bool) -> ();
+        serialize_i8(i8) -> ();
+        serialize_i16(i16) -> ();
+        serialize_i32(i32) -> ();
+        serialize_i64(i64) -> ();
+        serialize_u8(u8) -> ();
+        serialize_u16(u16) -> ();
+        serialize_u32(u32) -> ();
+        serialize_u64(u64) -> ();
+        serialize_f32(f32) -> ();
+        serialize_f64(f64) -> ();
+        serialize_char(char) -> ();
+        serialize_bytes(&[u8]) -> ();
+        serialize_none() -> ();
+        serialize_unit() -> ();
+        serialize_unit_struct(&'static str) -> ();
+        serialize_unit_variant(&'static str, u32, &'static str) -> ();
     }
-    fn serialize_i8(self, _: i8) -> Result<(), Error> {
-        Err(not_raw())
-    }
-    fn serialize_i16(self, _: i16) -> Result<(), Error> {
-        Err(not_raw())
-    }
-    fn serialize_i32(self, _: i32) -> Result<(), Error> {
-        Err(not_raw())
-    }
-    fn serialize_i64(self, _: i64) -> Result<(), Error> {
-        Err(not_raw())
-    }
-    fn serialize_u8(self, _: u8) -> Result<(), Error> {
-        Err(not_raw())
-    }
-    fn serialize_u16(self, _: u16) -> Result<(), Error> {
-        Err(not_raw())
-    }
-    fn serialize_u32(self, _: u32) -> Result<(), Error> {
-        Err(not_raw())
-    }
-    fn serialize_u64(self, _: u64) -> Result<(), Error> {
-        Err(not_raw())
-    }
-    fn serialize_f32(self, _: f32) -> Result<(), Error> {
-        Err(not_raw())
-    }
-    fn serialize_f64(self, _: f64) -> Result<(), Error> {
-        Err(not_raw())
-    }
-    fn serialize_char(self, _: char) -> Result<(), Error> {
-        Err(not_raw())
-    }
-    fn serialize_bytes(self, _: &[u8]) -> Result<(), Error> {
-        Err(not_raw())
-    }
-    fn serialize_none(self) -> Result<(), Error> {
-        Err(not_raw())
-    }
-    fn serialize_some<T: Serialize + ?Sized>(self, _: &T) -> Result<(), Error> {
-        Err(not_raw())
-    }
-    fn serialize_unit(self) -> Result<(), Error> {
-        Err(not_raw())
-    }
-    fn serialize_unit_struct(self, _: &'static str) -> Result<(), Error> {
-        Err(not_raw())
-    }
-    fn serialize_unit_variant(self, _: &'static str, _: u32, _: &'static str) -> Result<(), Error> {
-        Err(not_raw())
-    }
+    refuse_generic!(not_raw(); ());
+    refuse_compounds!(not_raw());
+
     fn serialize_newtype_struct<T: Serialize + ?Sized>(
         self,
         _: &'static str,
         _: &T,
     ) -> Result<(), Error> {
-        Err(not_raw())
-    }
-    fn serialize_newtype_variant<T: Serialize + ?Sized>(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: &T,
-    ) -> Result<(), Error> {
-        Err(not_raw())
-    }
-    fn serialize_seq(self, _: Option<usize>) -> Result<Self::SerializeSeq, Error> {
-        Err(not_raw())
-    }
-    fn serialize_tuple(self, _: usize) -> Result<Self::SerializeTuple, Error> {
-        Err(not_raw())
-    }
-    fn serialize_tuple_struct(
-        self,
-        _: &'static str,
-        _: usize,
-    ) -> Result<Self::SerializeTupleStruct, Error> {
-        Err(not_raw())
-    }
-    fn serialize_tuple_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: usize,
-    ) -> Result<Self::SerializeTupleVariant, Error> {
-        Err(not_raw())
-    }
-    fn serialize_map(self, _: Option<usize>) -> Result<Self::SerializeMap, Error> {
-        Err(not_raw())
-    }
-    fn serialize_struct(self, _: &'static str, _: usize) -> Result<Self::SerializeStruct, Error> {
-        Err(not_raw())
-    }
-    fn serialize_struct_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: usize,
-    ) -> Result<Self::SerializeStructVariant, Error> {
         Err(not_raw())
     }
 }
