@@ -71,6 +71,7 @@ pub(crate) fn escape_to<B: TextBuf>(out: &mut B, text: &str) {
 }
 
 /// Appends the escape of `byte`, one of the bytes [`escapes`] finds.
+#[inline]
 fn push_escape<B: TextBuf>(out: &mut B, byte: u8) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
     let short = match byte {
@@ -99,6 +100,7 @@ fn push_escape<B: TextBuf>(out: &mut B, byte: u8) {
 
 /// The high bit of each byte of `word` that is below 0x20, a `"` or a `\`, and no other bit.
 /// Exact per byte: no sum carries into the next byte.
+#[inline]
 fn escapes(word: u64) -> u64 {
     const LOWS: u64 = 0x7f7f_7f7f_7f7f_7f7f;
     const HIGHS: u64 = 0x8080_8080_8080_8080;
