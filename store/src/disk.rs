@@ -108,9 +108,7 @@ impl DiskSink {
             temps: TempNamer::new(shard_tag),
         }
     }
-}
 
-impl DiskSink {
     /// The destination directory, whose files the verify pass reads back.
     pub(crate) fn dir(&self) -> &Dir {
         &self.dir

@@ -439,7 +439,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let out = Dir::new(dir.path());
         let fd = out.fd().expect("a directory opens with O_PATH");
-        let ways: [(&str, fn(&File, i32, &CString) -> i32); 2] = [
+        type Link = fn(&File, i32, &CString) -> i32;
+        let ways: [(&str, Link); 2] = [
             ("descriptor.json", link_descriptor),
             ("proc.json", link_through_proc),
         ];

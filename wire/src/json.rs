@@ -331,7 +331,7 @@ pub struct Compound<'a, 'o, O: Out> {
     state: State,
 }
 
-impl<'a, 'o, O: Out> Compound<'a, 'o, O> {
+impl<O: Out> Compound<'_, '_, O> {
     /// Starts the next element (or key) on a line of its own.
     fn element(&mut self) -> Result<(), Error> {
         let before = if self.state == State::First {
@@ -357,6 +357,15 @@ impl<'a, 'o, O: Out> Compound<'a, 'o, O> {
     }
 }
 
+/// Serializer methods that write an integer in decimal.
+macro_rules! integers {
+    ($($method:ident($ty:ty);)*) => {$(
+        fn $method(self, v: $ty) -> Result<(), Error> {
+            self.integer(v)
+        }
+    )*};
+}
+
 impl<'a, 'o, O: Out> ser::Serializer for &'a mut Writer<'o, O> {
     type Ok = ();
     type Error = Error;
@@ -371,35 +380,17 @@ impl<'a, 'o, O: Out> ser::Serializer for &'a mut Writer<'o, O> {
     fn serialize_bool(self, v: bool) -> Result<(), Error> {
         self.out.put(if v { b"true" } else { b"false" })
     }
-    fn serialize_i8(self, v: i8) -> Result<(), Error> {
-        self.integer(v)
-    }
-    fn serialize_i16(self, v: i16) -> Result<(), Error> {
-        self.integer(v)
-    }
-    fn serialize_i32(self, v: i32) -> Result<(), Error> {
-        self.integer(v)
-    }
-    fn serialize_i64(self, v: i64) -> Result<(), Error> {
-        self.integer(v)
-    }
-    fn serialize_i128(self, v: i128) -> Result<(), Error> {
-        self.integer(v)
-    }
-    fn serialize_u8(self, v: u8) -> Result<(), Error> {
-        self.integer(v)
-    }
-    fn serialize_u16(self, v: u16) -> Result<(), Error> {
-        self.integer(v)
-    }
-    fn serialize_u32(self, v: u32) -> Result<(), Error> {
-        self.integer(v)
-    }
-    fn serialize_u64(self, v: u64) -> Result<(), Error> {
-        self.integer(v)
-    }
-    fn serialize_u128(self, v: u128) -> Result<(), Error> {
-        self.integer(v)
+    integers! {
+        serialize_i8(i8);
+        serialize_i16(i16);
+        serialize_i32(i32);
+        serialize_i64(i64);
+        serialize_i128(i128);
+        serialize_u8(u8);
+        serialize_u16(u16);
+        serialize_u32(u32);
+        serialize_u64(u64);
+        serialize_u128(u128);
     }
     fn serialize_f32(self, v: f32) -> Result<(), Error> {
         if v.is_finite() {

@@ -28,28 +28,32 @@ fn serde_json_text<T: Serialize, F: serde_json::ser::Formatter>(value: &T, forma
 /// The separators of Python's `json.dumps`: `, ` and `: `.
 struct PythonFormatter;
 
+/// `, ` before every element but the first.
+fn python_separator<W: ?Sized + std::io::Write>(
+    writer: &mut W,
+    first: bool,
+) -> std::io::Result<()> {
+    if first {
+        Ok(())
+    } else {
+        writer.write_all(b", ")
+    }
+}
+
 impl serde_json::ser::Formatter for PythonFormatter {
     fn begin_array_value<W: ?Sized + std::io::Write>(
         &mut self,
         writer: &mut W,
         first: bool,
     ) -> std::io::Result<()> {
-        if first {
-            Ok(())
-        } else {
-            writer.write_all(b", ")
-        }
+        python_separator(writer, first)
     }
     fn begin_object_key<W: ?Sized + std::io::Write>(
         &mut self,
         writer: &mut W,
         first: bool,
     ) -> std::io::Result<()> {
-        if first {
-            Ok(())
-        } else {
-            writer.write_all(b", ")
-        }
+        python_separator(writer, first)
     }
     fn begin_object_value<W: ?Sized + std::io::Write>(
         &mut self,
@@ -253,7 +257,7 @@ fn deep_nesting_is_indented_as_serde_json_indents_it() {
 
 #[test]
 fn the_sdk_number_style_drops_only_a_positive_exponent_plus() {
-    let value: Value = serde_json::from_str(r#"[1e+16, 2.5E+3, 1e-7, 12, -0.5e+2]"#).unwrap();
+    let value: Value = serde_json::from_str("[1e+16, 2.5E+3, 1e-7, 12, -0.5e+2]").unwrap();
     let mut out = Vec::new();
     value
         .serialize(&mut Writer::new(
