@@ -83,7 +83,7 @@ impl Out for Vec<u8> {
 }
 
 /// A writer that accepts only the bytes it expects next, so that comparing a value's text with
-/// expected bytes needs no copy of the text and stops at the first difference.
+/// expected bytes needs no buffer for the whole text and stops at the first difference.
 #[derive(Debug)]
 pub struct Compare<'a> {
     rest: &'a [u8],
