@@ -271,16 +271,6 @@ impl<'o, O: Out> Writer<'o, O> {
         }
     }
 
-    /// A finite float as serde_json spells it (its spelling has changed between releases).
-    fn float(
-        &mut self,
-        write: impl FnOnce(&mut Vec<u8>) -> std::io::Result<()>,
-    ) -> Result<(), Error> {
-        let mut text = Vec::with_capacity(24);
-        write(&mut text).map_err(Error::io)?;
-        self.out.put(&text)
-    }
-
     fn integer(&mut self, value: impl itoa::Integer) -> Result<(), Error> {
         self.out.put(itoa::Buffer::new().format(value).as_bytes())
     }
@@ -299,6 +289,20 @@ impl<'o, O: Out> Writer<'o, O> {
         self.line(b"")?;
         self.out.put(b"}")
     }
+}
+
+/// Appends a finite float as serde_json spells it (its spelling has changed between releases, so
+/// serde_json's own formatter writes it), between `quote`s: none for a value, `"` for a key.
+fn put_float<O: Out>(
+    out: &mut O,
+    quote: &[u8],
+    write: impl FnOnce(&mut Vec<u8>) -> std::io::Result<()>,
+) -> Result<(), Error> {
+    let mut text = Vec::with_capacity(26);
+    text.extend_from_slice(quote);
+    write(&mut text).map_err(Error::io)?;
+    text.extend_from_slice(quote);
+    out.put(&text)
 }
 
 /// Where a sequence, map or struct is: no element will come (written `[]` or `{}` already), no
@@ -394,14 +398,14 @@ impl<'a, 'o, O: Out> ser::Serializer for &'a mut Writer<'o, O> {
     }
     fn serialize_f32(self, v: f32) -> Result<(), Error> {
         if v.is_finite() {
-            self.float(|text| CompactFormatter.write_f32(text, v))
+            put_float(self.out, b"", |text| CompactFormatter.write_f32(text, v))
         } else {
             self.out.put(b"null")
         }
     }
     fn serialize_f64(self, v: f64) -> Result<(), Error> {
         if v.is_finite() {
-            self.float(|text| CompactFormatter.write_f64(text, v))
+            put_float(self.out, b"", |text| CompactFormatter.write_f64(text, v))
         } else {
             self.out.put(b"null")
         }
@@ -635,6 +639,10 @@ fn key_must_be_a_string() -> Error {
     ser::Error::custom("key must be a string")
 }
 
+fn float_key_must_be_finite() -> Error {
+    ser::Error::custom("float key must be finite")
+}
+
 macro_rules! quoted_keys {
     ($($method:ident($ty:ty);)*) => {$(
         fn $method(self, v: $ty) -> Result<(), Error> {
@@ -723,19 +731,16 @@ impl<O: Out> ser::Serializer for Key<'_, O> {
     refuse_compounds!(key_must_be_a_string());
 
     fn serialize_f32(self, v: f32) -> Result<(), Error> {
-        self.serialize_f64(f64::from(v))
+        if !v.is_finite() {
+            return Err(float_key_must_be_finite());
+        }
+        put_float(self.0, b"\"", |text| CompactFormatter.write_f32(text, v))
     }
     fn serialize_f64(self, v: f64) -> Result<(), Error> {
         if !v.is_finite() {
-            return Err(ser::Error::custom("float key must be finite"));
+            return Err(float_key_must_be_finite());
         }
-        let mut text = Vec::with_capacity(26);
-        text.push(b'"');
-        CompactFormatter
-            .write_f64(&mut text, v)
-            .map_err(Error::io)?;
-        text.push(b'"');
-        self.0.put(&text)
+        put_float(self.0, b"\"", |text| CompactFormatter.write_f64(text, v))
     }
     fn serialize_bool(self, v: bool) -> Result<(), Error> {
         self.0.put(if v { b"\"true\"" } else { b"\"false\"" })

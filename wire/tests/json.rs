@@ -276,16 +276,17 @@ fn the_sdk_number_style_drops_only_a_positive_exponent_plus() {
 }
 
 /// A map with keys of every kind serde_json writes as strings.
-struct AnyKeys(f64, bool, char, i64);
+struct AnyKeys(f64, f32, bool, char, i64);
 
 impl Serialize for AnyKeys {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeMap;
         let mut map = serializer.serialize_map(None)?;
         map.serialize_entry(&self.0, "float")?;
-        map.serialize_entry(&self.1, "bool")?;
-        map.serialize_entry(&self.2, "char")?;
-        map.serialize_entry(&self.3, "integer")?;
+        map.serialize_entry(&self.1, "single")?;
+        map.serialize_entry(&self.2, "bool")?;
+        map.serialize_entry(&self.3, "char")?;
+        map.serialize_entry(&self.4, "integer")?;
         map.end()
     }
 }
@@ -294,24 +295,28 @@ proptest! {
     #[test]
     fn keys_of_every_kind_are_written_as_serde_json_writes_them(
         float in any::<f64>().prop_filter("finite", |f| f.is_finite()),
+        single in any::<f32>().prop_filter("finite", |f| f.is_finite()),
         flag in any::<bool>(),
         character in any::<char>(),
         integer in any::<i64>(),
     ) {
-        same_bytes(&AnyKeys(float, flag, character, integer));
+        same_bytes(&AnyKeys(float, single, flag, character, integer));
     }
 }
 
 #[test]
 fn a_key_serde_json_refuses_is_refused() {
     let mut out = Vec::new();
-    let written = AnyKeys(f64::NAN, true, 'a', 1).serialize(&mut Writer::new(
+    let written = AnyKeys(f64::NAN, 0.5, true, 'a', 1).serialize(&mut Writer::new(
         &mut out,
         Layout::Pretty(b"  "),
         Numbers::AsKept,
     ));
     assert!(written.is_err());
-    assert!(serde_json::to_string(&AnyKeys(f64::NAN, true, 'a', 1)).is_err());
+    assert!(serde_json::to_string(&AnyKeys(f64::NAN, 0.5, true, 'a', 1)).is_err());
+    let single_nan = AnyKeys(0.5, f32::NAN, true, 'a', 1);
+    assert!(json::to_vec_pretty(&mut Vec::new(), &single_nan).is_err());
+    assert!(serde_json::to_string(&single_nan).is_err());
     let unit_key: BTreeMap<(), u8> = BTreeMap::from([((), 1)]);
     assert!(json::to_vec_pretty(&mut Vec::new(), &unit_key).is_err());
     assert!(serde_json::to_string(&unit_key).is_err());
