@@ -236,28 +236,30 @@ impl<'o, O: Out> Writer<'o, O> {
         Ok(())
     }
 
-    /// Opens a sequence (`[`) or map (`{`) of `len` elements, if known: one known to be empty
-    /// is written whole at once.
-    fn open(&mut self, bracket: u8, len: Option<usize>) -> Result<State, Error> {
-        if len == Some(0) {
-            self.out.put(if bracket == b'[' { b"[]" } else { b"{}" })?;
-            return Ok(State::Empty);
-        }
-        self.out.put(&[bracket])?;
-        self.depth += 1;
-        Ok(State::First)
-    }
-
-    /// Closes what [`Writer::open`] opened, unless it was written whole.
-    fn close(&mut self, state: State, bracket: u8) -> Result<(), Error> {
-        if state == State::Empty {
-            return Ok(());
-        }
-        self.depth -= 1;
-        if state == State::Rest {
-            self.line(b"")?;
-        }
-        self.out.put(&[bracket])
+    /// Begins a compound of `kind` with `len` elements, if known: its opening bracket, or both
+    /// brackets at once when it is known to be empty.
+    fn compound<'a>(
+        &'a mut self,
+        kind: Kind,
+        len: Option<usize>,
+    ) -> Result<Compound<'a, 'o, O>, Error> {
+        let state = match kind.brackets() {
+            None => State::First,
+            Some(brackets) if len == Some(0) => {
+                self.out.put(brackets)?;
+                State::Empty
+            }
+            Some(brackets) => {
+                self.out.put(&brackets[..1])?;
+                self.depth += 1;
+                State::First
+            }
+        };
+        Ok(Compound {
+            ser: self,
+            kind,
+            state,
+        })
     }
 
     fn number(&mut self, text: &str) -> Result<(), Error> {
@@ -327,6 +329,17 @@ enum Kind {
     Number,
 }
 
+impl Kind {
+    /// The brackets a compound of this kind is written between; none for raw text.
+    fn brackets(self) -> Option<&'static [u8; 2]> {
+        match self {
+            Kind::Seq | Kind::SeqVariant => Some(b"[]"),
+            Kind::Map | Kind::MapVariant => Some(b"{}"),
+            Kind::Raw | Kind::Number => None,
+        }
+    }
+}
+
 /// A sequence, map or struct being written.
 #[derive(Debug)]
 pub struct Compound<'a, 'o, O: Out> {
@@ -347,13 +360,19 @@ impl<O: Out> Compound<'_, '_, O> {
         self.ser.line(before)
     }
 
+    /// Ends the compound: its closing bracket (unless it was written whole), on a line of its
+    /// own after elements, then the end of a variant's object.
     fn finish(self) -> Result<(), Error> {
-        let bracket = match self.kind {
-            Kind::Seq | Kind::SeqVariant => b']',
-            Kind::Map | Kind::MapVariant => b'}',
-            Kind::Raw | Kind::Number => return Ok(()),
+        let Some(brackets) = self.kind.brackets() else {
+            return Ok(());
         };
-        self.ser.close(self.state, bracket)?;
+        if self.state != State::Empty {
+            self.ser.depth -= 1;
+            if self.state == State::Rest {
+                self.ser.line(b"")?;
+            }
+            self.ser.out.put(&brackets[1..])?;
+        }
         if matches!(self.kind, Kind::SeqVariant | Kind::MapVariant) {
             self.ser.variant_tail()?;
         }
@@ -462,12 +481,7 @@ impl<'a, 'o, O: Out> ser::Serializer for &'a mut Writer<'o, O> {
         self.variant_tail()
     }
     fn serialize_seq(self, len: Option<usize>) -> Result<Compound<'a, 'o, O>, Error> {
-        let state = self.open(b'[', len)?;
-        Ok(Compound {
-            ser: self,
-            kind: Kind::Seq,
-            state,
-        })
+        self.compound(Kind::Seq, len)
     }
     fn serialize_tuple(self, len: usize) -> Result<Compound<'a, 'o, O>, Error> {
         self.serialize_seq(Some(len))
@@ -487,20 +501,10 @@ impl<'a, 'o, O: Out> ser::Serializer for &'a mut Writer<'o, O> {
         len: usize,
     ) -> Result<Compound<'a, 'o, O>, Error> {
         self.variant_head(variant)?;
-        let state = self.open(b'[', Some(len))?;
-        Ok(Compound {
-            ser: self,
-            kind: Kind::SeqVariant,
-            state,
-        })
+        self.compound(Kind::SeqVariant, Some(len))
     }
     fn serialize_map(self, len: Option<usize>) -> Result<Compound<'a, 'o, O>, Error> {
-        let state = self.open(b'{', len)?;
-        Ok(Compound {
-            ser: self,
-            kind: Kind::Map,
-            state,
-        })
+        self.compound(Kind::Map, len)
     }
     fn serialize_struct(
         self,
@@ -510,13 +514,9 @@ impl<'a, 'o, O: Out> ser::Serializer for &'a mut Writer<'o, O> {
         let kind = match name {
             RAW_VALUE_TOKEN => Kind::Raw,
             NUMBER_TOKEN => Kind::Number,
-            _ => return self.serialize_map(Some(len)),
+            _ => Kind::Map,
         };
-        Ok(Compound {
-            ser: self,
-            kind,
-            state: State::First,
-        })
+        self.compound(kind, Some(len))
     }
     fn serialize_struct_variant(
         self,
@@ -526,12 +526,7 @@ impl<'a, 'o, O: Out> ser::Serializer for &'a mut Writer<'o, O> {
         len: usize,
     ) -> Result<Compound<'a, 'o, O>, Error> {
         self.variant_head(variant)?;
-        let state = self.open(b'{', Some(len))?;
-        Ok(Compound {
-            ser: self,
-            kind: Kind::MapVariant,
-            state,
-        })
+        self.compound(Kind::MapVariant, Some(len))
     }
     fn collect_str<T: Display + ?Sized>(self, value: &T) -> Result<(), Error> {
         self.out.put_escaped(&value.to_string())
