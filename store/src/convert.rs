@@ -33,7 +33,8 @@ use planrun_v2::{PlanRunV2, PlanV2};
 use serde_json::Value;
 
 use crate::config::ResolvedConfig;
-use crate::disk::{io_failure, read_nofollow, DiskStore};
+use crate::disk::{io_failure, DiskStore};
+use crate::fsio::read_nofollow;
 use crate::loss::{RunReport, SharedEntries};
 use crate::names::{is_run_file_name, run_key, safe_component};
 use crate::outcome::{Class, Failure, MemoryFile, RunOutput, RunResult};

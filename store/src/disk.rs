@@ -6,16 +6,14 @@
 //! Symlinks are never followed: every file is opened with `O_NOFOLLOW` (and `O_NONBLOCK`, so a
 //! FIFO cannot hang a batch), and an agent-memory directory that is a link is refused.
 
-use std::fs::OpenOptions;
 use std::io;
 use std::os::unix::ffi::OsStrExt;
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
 use planrun_converter::residue::RESIDUE_DIR;
 
-use crate::fsio::{read_whole, write_atomic, Dir, TempNamer};
+use crate::fsio::{write_atomic, Dir, TempNamer};
 use crate::names::is_run_file_name;
 use crate::outcome::Failure;
 use crate::store::{Doc, Listing, Sink, Store};
@@ -137,16 +135,6 @@ pub(crate) fn io_failure(error: &io::Error, file: &Path) -> Failure {
     } else {
         Failure::rejected(file, "io", format!("cannot read: {error}"))
     }
-}
-
-/// Reads a regular file without following a symlink at its last component (`ELOOP` if it is
-/// one) and without blocking on a FIFO.
-pub fn read_nofollow(path: &Path) -> io::Result<Vec<u8>> {
-    let file = OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
-        .open(path)?;
-    read_whole(&file)
 }
 
 /// Lists a store directory (names only; no file is opened).

@@ -39,7 +39,7 @@ impl Dir {
 
     fn fd(&self) -> Option<i32> {
         let fd = self.fd.get_or_init(|| {
-            let path = CString::new(self.path.as_os_str().as_bytes()).ok()?;
+            let path = c_path(&self.path).ok()?;
             // SAFETY: `path` is NUL-terminated and outlives the call.
             let fd = unsafe {
                 libc::open(
@@ -56,12 +56,7 @@ impl Dir {
     /// Opens `relative` (a path inside the directory) with `flags` and `mode`.
     fn open_at(&self, relative: &Path, flags: i32, mode: libc::c_uint) -> io::Result<File> {
         let Some(dir) = self.fd() else {
-            return OpenOptions::new()
-                .read(flags & libc::O_ACCMODE == libc::O_RDONLY)
-                .write(flags & libc::O_ACCMODE != libc::O_RDONLY)
-                .custom_flags(flags & !libc::O_ACCMODE)
-                .mode(mode)
-                .open(self.path.join(relative));
+            return open_path(&self.path.join(relative), flags, mode);
         };
         let name = c_path(relative)?;
         // SAFETY: `name` is NUL-terminated and outlives the call; `dir` is open while `self` is.
@@ -73,15 +68,30 @@ impl Dir {
         Ok(unsafe { File::from_raw_fd(fd) })
     }
 
-    /// Reads the regular file `relative` as [`read_nofollow`](crate::read_nofollow) does.
+    /// Reads the regular file `relative` as [`read_nofollow`] does.
     pub(crate) fn read_nofollow(&self, relative: &Path) -> io::Result<Vec<u8>> {
-        let file = self.open_at(
-            relative,
-            libc::O_RDONLY | libc::O_NOFOLLOW | libc::O_NONBLOCK,
-            0,
-        )?;
-        read_whole(&file)
+        read_whole(&self.open_at(relative, READ_NOFOLLOW, 0)?)
     }
+}
+
+/// How a store's files are opened to be read: a symlink at the last component is refused
+/// (`ELOOP`), and a FIFO cannot block the read.
+const READ_NOFOLLOW: i32 = libc::O_RDONLY | libc::O_NOFOLLOW | libc::O_NONBLOCK;
+
+/// Reads a regular file without following a symlink at its last component (`ELOOP` if it is
+/// one) and without blocking on a FIFO.
+pub fn read_nofollow(path: &Path) -> io::Result<Vec<u8>> {
+    read_whole(&open_path(path, READ_NOFOLLOW, 0)?)
+}
+
+/// Opens `path` with `open(2)`'s `flags` and `mode`.
+fn open_path(path: &Path, flags: i32, mode: libc::c_uint) -> io::Result<File> {
+    OpenOptions::new()
+        .read(flags & libc::O_ACCMODE == libc::O_RDONLY)
+        .write(flags & libc::O_ACCMODE != libc::O_RDONLY)
+        .custom_flags(flags & !libc::O_ACCMODE)
+        .mode(mode)
+        .open(path)
 }
 
 fn c_path(path: &Path) -> io::Result<CString> {
@@ -90,7 +100,7 @@ fn c_path(path: &Path) -> io::Result<CString> {
 }
 
 /// The whole content of `file`, which must be a regular file.
-pub(crate) fn read_whole(file: &File) -> io::Result<Vec<u8>> {
+fn read_whole(file: &File) -> io::Result<Vec<u8>> {
     let metadata = file.metadata()?;
     if !metadata.is_file() {
         return Err(io::Error::other("not a regular file"));

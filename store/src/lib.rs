@@ -23,7 +23,8 @@ mod store;
 
 pub use config::{ConfigError, ResolvedConfig};
 pub use convert::{convert_document, convert_entry, convert_run, References, PLAN_RUN_V2_SCHEMA};
-pub use disk::{list_store, read_nofollow, DiskSink, DiskStore};
+pub use disk::{list_store, DiskSink, DiskStore};
+pub use fsio::read_nofollow;
 pub use names::{
     conflicts, fnv1a64, is_run_file_name, run_key, safe_component, UnsafeName, RUN_PREFIXES,
 };
