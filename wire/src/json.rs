@@ -10,6 +10,7 @@
 //! ([`escape_into`](crate::text::escape_into)). serde_json's own raw-text values (`RawValue`,
 //! numbers with `arbitrary_precision`) are written as serde_json writes them.
 
+use std::cell::RefCell;
 use std::fmt::Display;
 
 use serde::ser::{self, Serialize};
@@ -87,17 +88,12 @@ impl Out for Vec<u8> {
 #[derive(Debug)]
 pub struct Compare<'a> {
     rest: &'a [u8],
-    /// A long string's escaped text, kept between strings for its capacity.
-    scratch: Vec<u8>,
 }
 
 impl<'a> Compare<'a> {
     /// Expects exactly `expected`.
     pub fn new(expected: &'a [u8]) -> Self {
-        Compare {
-            rest: expected,
-            scratch: Vec::new(),
-        }
+        Compare { rest: expected }
     }
 
     /// Whether everything expected was written.
@@ -123,12 +119,12 @@ impl Out for Compare<'_> {
         if plain(text) {
             return self.put_quoted(text, b"\"");
         }
-        let mut scratch = std::mem::take(&mut self.scratch);
-        scratch.clear();
-        escape_to(&mut scratch, text);
-        let result = self.put(&scratch);
-        self.scratch = scratch;
-        result
+        ESCAPED.with(|escaped| {
+            let mut escaped = escaped.borrow_mut();
+            escaped.clear();
+            escape_to(&mut *escaped, text);
+            self.put(&escaped)
+        })
     }
 
     #[inline]
@@ -157,6 +153,12 @@ impl Compare<'_> {
         self.rest = &self.rest[n + 1 + end.len()..];
         Ok(())
     }
+}
+
+thread_local! {
+    /// A long string's escaped text while [`Compare`] compares it, kept between strings and
+    /// documents for its capacity.
+    static ESCAPED: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
 }
 
 /// How numbers kept as text (`arbitrary_precision`) are written.
