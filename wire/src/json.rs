@@ -17,7 +17,7 @@ use serde::ser::{self, Serialize};
 use serde_json::ser::{CompactFormatter, Formatter};
 use serde_json::Error;
 
-use crate::text::escape_to;
+use crate::text::escape_into;
 
 /// The struct name by which serde_json's serializers take a value's text as raw JSON.
 const RAW_VALUE_TOKEN: &str = "$serde_json::private::RawValue";
@@ -63,7 +63,7 @@ impl Out for Vec<u8> {
             self.extend_from_slice(text.as_bytes());
             self.push(b'"');
         } else {
-            escape_to(self, text);
+            escape_into(self, text);
         }
         Ok(())
     }
@@ -76,7 +76,7 @@ impl Out for Vec<u8> {
             self.extend_from_slice(key.as_bytes());
             self.push(b'"');
         } else {
-            escape_to(self, key);
+            escape_into(self, key);
         }
         self.extend_from_slice(colon);
         Ok(())
@@ -122,7 +122,7 @@ impl Out for Compare<'_> {
         ESCAPED.with(|escaped| {
             let mut escaped = escaped.borrow_mut();
             escaped.clear();
-            escape_to(&mut *escaped, text);
+            escape_into(&mut escaped, text);
             self.put(&escaped)
         })
     }

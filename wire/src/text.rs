@@ -8,43 +8,10 @@
 /// Appends `text` to `out` as a JSON string, quotes included, as serde_json writes it: `"` and
 /// `\` escaped with a backslash, the control characters `\b \t \n \f \r` by name and the other
 /// ones below U+0020 as `\u00xx`, everything else (DEL and non-ASCII included) as it is.
-pub fn escape_into(out: &mut String, text: &str) {
-    escape_to(out, text);
-}
-
-/// Where [`escape_to`] appends: a `String`, or the bytes of one.
-pub(crate) trait TextBuf {
-    fn reserve_more(&mut self, additional: usize);
-    fn push_text(&mut self, text: &str);
-}
-
-impl TextBuf for String {
-    #[inline]
-    fn reserve_more(&mut self, additional: usize) {
-        self.reserve(additional);
-    }
-    #[inline]
-    fn push_text(&mut self, text: &str) {
-        self.push_str(text);
-    }
-}
-
-impl TextBuf for Vec<u8> {
-    #[inline]
-    fn reserve_more(&mut self, additional: usize) {
-        self.reserve(additional);
-    }
-    #[inline]
-    fn push_text(&mut self, text: &str) {
-        self.extend_from_slice(text.as_bytes());
-    }
-}
-
-/// [`escape_into`], into any [`TextBuf`].
-pub(crate) fn escape_to<B: TextBuf>(out: &mut B, text: &str) {
+pub fn escape_into(out: &mut Vec<u8>, text: &str) {
     let bytes = text.as_bytes();
-    out.reserve_more(bytes.len() + 2);
-    out.push_text("\"");
+    out.reserve(bytes.len() + 2);
+    out.push(b'"');
     let mut plain = 0;
     let mut base = 0;
     while base < bytes.len() {
@@ -60,28 +27,28 @@ pub(crate) fn escape_to<B: TextBuf>(out: &mut B, text: &str) {
         while mask != 0 {
             let at = base + (mask.trailing_zeros() / 8) as usize;
             mask &= mask - 1;
-            out.push_text(&text[plain..at]);
+            out.extend_from_slice(&bytes[plain..at]);
             push_escape(out, bytes[at]);
             plain = at + 1;
         }
         base += 8;
     }
-    out.push_text(&text[plain..]);
-    out.push_text("\"");
+    out.extend_from_slice(&bytes[plain..]);
+    out.push(b'"');
 }
 
 /// Appends the escape of `byte`, one of the bytes [`escapes`] finds.
 #[inline]
-fn push_escape<B: TextBuf>(out: &mut B, byte: u8) {
+fn push_escape(out: &mut Vec<u8>, byte: u8) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
-    let short = match byte {
-        b'"' => "\\\"",
-        b'\\' => "\\\\",
-        0x08 => "\\b",
-        0x09 => "\\t",
-        0x0a => "\\n",
-        0x0c => "\\f",
-        0x0d => "\\r",
+    let short: &[u8] = match byte {
+        b'"' => b"\\\"",
+        b'\\' => b"\\\\",
+        0x08 => b"\\b",
+        0x09 => b"\\t",
+        0x0a => b"\\n",
+        0x0c => b"\\f",
+        0x0d => b"\\r",
         _ => {
             let code = [
                 b'\\',
@@ -91,11 +58,11 @@ fn push_escape<B: TextBuf>(out: &mut B, byte: u8) {
                 HEX[usize::from(byte >> 4)],
                 HEX[usize::from(byte & 0xf)],
             ];
-            out.push_text(std::str::from_utf8(&code).expect("ASCII"));
+            out.extend_from_slice(&code);
             return;
         }
     };
-    out.push_text(short);
+    out.extend_from_slice(short);
 }
 
 /// The high bit of each byte of `word` that is below 0x20, a `"` or a `\`, and no other bit.
@@ -124,10 +91,10 @@ mod tests {
                 .chain("abcdefghijklmnopqrstuvwxyz".chars())
                 .chain([char::from(byte)])
                 .collect();
-            let mut ours = String::new();
+            let mut ours = Vec::new();
             escape_into(&mut ours, &text);
             assert_eq!(
-                ours,
+                String::from_utf8(ours).unwrap(),
                 serde_json::to_string(&text).unwrap(),
                 "byte {byte:#x}"
             );
