@@ -1,8 +1,9 @@
 //! Escaping JSON strings faster than serde_json does, with the same bytes.
 //!
 //! serde_json escapes a string one byte at a time, and most of the bytes a migration writes are
-//! in long strings (step outputs, stringified values). [`escape_into`] looks at a 64-bit word
-//! at a time and copies the runs between escapes whole; [`json`](crate::json)'s writer uses it
+//! in long strings (step outputs, stringified values). [`escape_into`] looks at sixteen bytes
+//! at a time (with SSE2 on x86-64, in 64-bit words elsewhere) and copies the runs between
+//! escapes whole; [`json`](crate::json)'s writer uses it
 //! for every string it writes.
 
 /// Appends `text` to `out` as a JSON string, quotes included, as serde_json writes it: `"` and
@@ -15,23 +16,23 @@ pub fn escape_into(out: &mut Vec<u8>, text: &str) {
     let mut plain = 0;
     let mut base = 0;
     while base < bytes.len() {
-        let word = if let Some(word) = bytes.get(base..base + 8) {
-            word.try_into().expect("eight bytes")
+        let block: [u8; BLOCK] = if let Some(block) = bytes.get(base..base + BLOCK) {
+            block.try_into().expect("a block")
         } else {
             // The last few bytes, padded with spaces, which need no escape.
-            let mut tail = [b' '; 8];
+            let mut tail = [b' '; BLOCK];
             tail[..bytes.len() - base].copy_from_slice(&bytes[base..]);
             tail
         };
-        let mut mask = escapes(u64::from_le_bytes(word));
+        let mut mask = escapes(&block);
         while mask != 0 {
-            let at = base + (mask.trailing_zeros() / 8) as usize;
+            let at = base + mask.trailing_zeros() as usize;
             mask &= mask - 1;
             out.extend_from_slice(&bytes[plain..at]);
             push_escape(out, bytes[at]);
             plain = at + 1;
         }
-        base += 8;
+        base += BLOCK;
     }
     out.extend_from_slice(&bytes[plain..]);
     out.push(b'"');
@@ -65,19 +66,61 @@ fn push_escape(out: &mut Vec<u8>, byte: u8) {
     out.extend_from_slice(short);
 }
 
-/// The high bit of each byte of `word` that is below 0x20, a `"` or a `\`, and no other bit.
-/// Exact per byte: no sum carries into the next byte.
+/// How many bytes [`escapes`] looks at at once.
+const BLOCK: usize = 16;
+
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+use self::vector_escapes as escapes;
+#[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+use self::word_escapes as escapes;
+
+/// Bit `i` set for each byte `block[i]` that is below 0x20, a `"` or a `\\`, and no other bit:
+/// SSE2, which every x86-64 processor has, tests the sixteen bytes at once.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 #[inline]
-fn escapes(word: u64) -> u64 {
+fn vector_escapes(block: &[u8; BLOCK]) -> u32 {
+    use std::arch::x86_64::{
+        _mm_cmpeq_epi8, _mm_loadu_si128, _mm_max_epu8, _mm_movemask_epi8, _mm_or_si128,
+        _mm_set1_epi8,
+    };
+    let byte = |b: u8| i8::from_ne_bytes([b]);
+    // SAFETY: these intrinsics need only SSE2, which this function is compiled with (the cfg
+    // above), and the load reads the block's sixteen bytes, unaligned.
+    let found = unsafe {
+        let bytes = _mm_loadu_si128(block.as_ptr().cast());
+        let limit = _mm_set1_epi8(byte(0x1f));
+        // A byte is below 0x20 when the larger of it and 0x1f is 0x1f.
+        let control = _mm_cmpeq_epi8(_mm_max_epu8(bytes, limit), limit);
+        let quote = _mm_cmpeq_epi8(bytes, _mm_set1_epi8(byte(b'"')));
+        let backslash = _mm_cmpeq_epi8(bytes, _mm_set1_epi8(byte(b'\\')));
+        _mm_movemask_epi8(_mm_or_si128(control, _mm_or_si128(quote, backslash)))
+    };
+    u32::from_ne_bytes(found.to_ne_bytes())
+}
+
+/// Bit `i` set for each byte `block[i]` that is below 0x20, a `"` or a `\\`, and no other bit,
+/// found in 64-bit words: exact per byte, as no sum carries into the next byte.
+#[cfg(any(test, not(all(target_arch = "x86_64", target_feature = "sse2"))))]
+#[inline]
+fn word_escapes(block: &[u8; BLOCK]) -> u32 {
     const LOWS: u64 = 0x7f7f_7f7f_7f7f_7f7f;
     const HIGHS: u64 = 0x8080_8080_8080_8080;
     const ONES: u64 = 0x0101_0101_0101_0101;
     // The high bit of `x + 0x7f` in a byte whose high bit is clear: whether the byte is not 0.
     let nonzero = |x: u64| ((x & LOWS) + LOWS) | x;
-    let at_least_space = ((word & LOWS) + ONES * (0x80 - 0x20)) | word;
-    let quote = nonzero(word ^ (ONES * u64::from(b'"')));
-    let backslash = nonzero(word ^ (ONES * u64::from(b'\\')));
-    !(at_least_space & quote & backslash) & HIGHS
+    let mut mask = 0;
+    for (i, word) in block.chunks_exact(8).enumerate() {
+        let word = u64::from_le_bytes(word.try_into().expect("eight bytes"));
+        let at_least_space = ((word & LOWS) + ONES * (0x80 - 0x20)) | word;
+        let quote = nonzero(word ^ (ONES * u64::from(b'"')));
+        let backslash = nonzero(word ^ (ONES * u64::from(b'\\')));
+        let mut highs = !(at_least_space & quote & backslash) & HIGHS;
+        while highs != 0 {
+            mask |= 1 << (8 * i + highs.trailing_zeros() as usize / 8);
+            highs &= highs - 1;
+        }
+    }
+    mask
 }
 
 #[cfg(test)]
@@ -102,20 +145,25 @@ mod tests {
     }
 
     #[test]
-    fn a_words_escapes_are_exactly_its_bytes_that_need_one() {
+    fn a_blocks_escapes_are_exactly_its_bytes_that_need_one() {
         let needs = |b: u8| b < 0x20 || b == b'"' || b == b'\\';
         for byte in 0..=0xffu8 {
             for other in [0u8, b'"', b'a', 0x1f, 0x20, 0x80, 0xff] {
-                for at in 0..8 {
-                    let mut word = [other; 8];
-                    word[at] = byte;
-                    let expected = word
+                for at in 0..BLOCK {
+                    let mut block = [other; BLOCK];
+                    block[at] = byte;
+                    let expected = block
                         .iter()
                         .enumerate()
                         .filter(|(_, b)| needs(**b))
-                        .fold(0u64, |mask, (i, _)| mask | 0x80 << (8 * i));
+                        .fold(0u32, |mask, (i, _)| mask | 1 << i);
                     assert_eq!(
-                        escapes(u64::from_le_bytes(word)),
+                        word_escapes(&block),
+                        expected,
+                        "words: {byte:#x} at {at} among {other:#x}"
+                    );
+                    assert_eq!(
+                        escapes(&block),
                         expected,
                         "{byte:#x} at {at} among {other:#x}"
                     );
