@@ -28,6 +28,8 @@ const NUMBER_TOKEN: &str = "$serde_json::private::Number";
 pub trait Out {
     /// Appends `bytes`, or fails if they are not what is expected next.
     fn put(&mut self, bytes: &[u8]) -> Result<(), Error>;
+    /// Appends `before`, a line break and `width` spaces.
+    fn put_line(&mut self, before: &[u8], width: usize) -> Result<(), Error>;
     /// Appends `text` as a JSON string, quotes included.
     fn put_escaped(&mut self, text: &str) -> Result<(), Error>;
     /// Appends `key` as a JSON string, then `colon`.
@@ -52,6 +54,15 @@ impl Out for Vec<u8> {
     #[inline]
     fn put(&mut self, bytes: &[u8]) -> Result<(), Error> {
         self.extend_from_slice(bytes);
+        Ok(())
+    }
+
+    #[inline]
+    fn put_line(&mut self, before: &[u8], width: usize) -> Result<(), Error> {
+        self.reserve(before.len() + 1 + width);
+        self.extend_from_slice(before);
+        self.push(b'\n');
+        self.resize(self.len() + width, b' ');
         Ok(())
     }
 
@@ -112,6 +123,29 @@ impl Out for Compare<'_> {
             }
             None => Err(ser::Error::custom("not the expected bytes")),
         }
+    }
+
+    /// Compared a byte or a word at a time rather than by `memcmp`: these are the most
+    /// frequent pieces, and a few bytes long.
+    #[inline]
+    fn put_line(&mut self, before: &[u8], width: usize) -> Result<(), Error> {
+        const SPACES: u64 = u64::from_ne_bytes([b' '; 8]);
+        let end = before.len() + 1 + width;
+        let matches = self.rest.len() >= end
+            && before.iter().zip(self.rest).all(|(a, b)| a == b)
+            && self.rest[before.len()] == b'\n'
+            && {
+                let mut words = self.rest[before.len() + 1..end].chunks_exact(8);
+                words
+                    .by_ref()
+                    .all(|word| u64::from_ne_bytes(word.try_into().expect("eight bytes")) == SPACES)
+                    && words.remainder().iter().all(|b| *b == b' ')
+            };
+        if !matches {
+            return Err(ser::Error::custom("not the expected bytes"));
+        }
+        self.rest = &self.rest[end..];
+        Ok(())
     }
 
     #[inline]
@@ -216,26 +250,10 @@ impl<'o, O: Out> Writer<'o, O> {
     /// `before` (empty or a comma), then in the pretty layout a line break and the current
     /// level's indentation.
     fn line(&mut self, before: &[u8]) -> Result<(), Error> {
-        /// A line break and the most indentation written in one piece.
-        const BREAK: [u8; 129] = {
-            let mut line = [b' '; 129];
-            line[0] = b'\n';
-            line
-        };
-        self.out.put(before)?;
-        let Layout::Pretty(indent) = self.layout else {
-            return Ok(());
-        };
-        let mut width = self.depth * indent.len();
-        let first = width.min(BREAK.len() - 1);
-        self.out.put(&BREAK[..=first])?;
-        width -= first;
-        while width > 0 {
-            let piece = width.min(BREAK.len() - 1);
-            self.out.put(&BREAK[1..=piece])?;
-            width -= piece;
+        match self.layout {
+            Layout::Pretty(indent) => self.out.put_line(before, self.depth * indent.len()),
+            Layout::Python => self.out.put(before),
         }
-        Ok(())
     }
 
     /// Begins a compound of `kind` with `len` elements, if known: its opening bracket, or both
