@@ -217,6 +217,38 @@ impl Facts<'_> {
     }
 }
 
+/// Key lookups that compare the keys instead of hashing the one looked up: the objects
+/// detection looks into have a few keys each, and serde_json's map hashes with SipHash, which
+/// costs more than comparing a few keys (mostly by length alone).
+trait Fields {
+    /// The value of `key`, if it has one.
+    fn field(&self, key: &str) -> Option<&Value>;
+
+    /// Whether it has `key`.
+    fn has(&self, key: &str) -> bool {
+        self.field(key).is_some()
+    }
+}
+
+impl Fields for Map<String, Value> {
+    #[inline]
+    fn field(&self, key: &str) -> Option<&Value> {
+        /// Beyond this many keys the map's index is cheaper.
+        const SCAN: usize = 16;
+        if self.len() > SCAN {
+            return self.get(key);
+        }
+        self.iter().find_map(|(k, v)| (k == key).then_some(v))
+    }
+}
+
+impl Fields for Value {
+    #[inline]
+    fn field(&self, key: &str) -> Option<&Value> {
+        self.as_object()?.field(key)
+    }
+}
+
 fn all(first: Version, last: Version) -> VersionSet {
     VersionSet::range(first, last)
 }
@@ -270,7 +302,7 @@ fn collect_facts<'a>(src: &'a [u8], tree: &Value) -> Result<(DocKind, Facts<'a>)
         }
         other => return Err(unrecognised(src, other)),
     };
-    let has = |key: &str| obj.contains_key(key);
+    let has = |key: &str| obj.has(key);
     let kind = if has("plan_id") {
         run_facts(&mut facts, obj);
         DocKind::Run
@@ -315,7 +347,7 @@ fn collect_facts<'a>(src: &'a [u8], tree: &Value) -> Result<(DocKind, Facts<'a>)
 fn is_step_output_value(value: &Value) -> bool {
     value
         .as_object()
-        .is_some_and(|o| o.contains_key("step_name") && o.contains_key("step_num"))
+        .is_some_and(|o| o.has("step_name") && o.has("step_num"))
 }
 
 fn unrecognised(src: &[u8], tree: &Value) -> ParseError {
@@ -371,15 +403,15 @@ fn run_prefix_fact(
 }
 
 fn run_facts(facts: &mut Facts, obj: &Map<String, Value>) {
-    run_prefix_fact(facts, "/id", obj.get("id"), "id");
-    if obj.contains_key("current_step_id") {
+    run_prefix_fact(facts, "/id", obj.field("id"), "id");
+    if obj.has("current_step_id") {
         facts.soft(
             "/current_step_id",
             "current_step_id dialect (read as current_step_index)",
             VersionSet::ALL,
         );
     }
-    match obj.get("execution_context") {
+    match obj.field("execution_context") {
         Some(ec) => {
             facts.hard("/execution_context", "has execution_context", all(W1, R5));
             if let Some(ec) = ec.as_object() {
@@ -388,35 +420,35 @@ fn run_facts(facts: &mut Facts, obj: &Map<String, Value>) {
         }
         None => facts.soft("", "no execution_context", since(HEAD)),
     }
-    if obj.contains_key("end_user_id") {
+    if obj.has("end_user_id") {
         facts.hard("/end_user_id", "top-level end_user_id", since(R4));
     } else {
         facts.hard("", "no top-level end_user_id", all(W1, R3));
     }
-    if obj.contains_key("plan_run_inputs") {
+    if obj.has("plan_run_inputs") {
         facts.hard("/plan_run_inputs", "has plan_run_inputs", since(R5));
     } else {
         facts.soft("", "no plan_run_inputs", all(W1, R4));
     }
-    let Some(outputs) = obj.get("outputs").and_then(Value::as_object) else {
+    let Some(outputs) = obj.field("outputs").and_then(Value::as_object) else {
         return;
     };
-    let step_outputs = outputs.get("step_outputs").and_then(Value::as_object);
-    let is_memory = |v: &Value| v.get("output_name").is_some();
+    let step_outputs = outputs.field("step_outputs").and_then(Value::as_object);
+    let is_memory = |v: &Value| v.field("output_name").is_some();
     let memory = step_outputs
         .into_iter()
         .flatten()
         .find(|(_, v)| is_memory(v))
         .map(|(k, _)| Cow::Owned(child("/outputs/step_outputs", k)))
         .or_else(|| {
-            (outputs.get("final_output").is_some_and(is_memory))
+            (outputs.field("final_output").is_some_and(is_memory))
                 .then_some(Cow::Borrowed("/outputs/final_output"))
         });
     if let Some(pointer) = memory {
         facts.hard(pointer, "an agent-memory output", since(R2));
     }
     for (i, clar) in outputs
-        .get("clarifications")
+        .field("clarifications")
         .and_then(Value::as_array)
         .into_iter()
         .flatten()
@@ -438,9 +470,9 @@ fn context_facts(facts: &mut Facts, ec: &Map<String, Value>) {
         "planning_agent_system_context_extension",
         "execution_agent_system_context_extension",
     ];
-    if let Some(k) = old_ext.iter().find(|k| ec.contains_key(**k)) {
+    if let Some(k) = old_ext.iter().find(|k| ec.has(k)) {
         facts.hard(p(k), join!("execution_context has ", k), all(W1, W1));
-    } else if let Some(k) = new_ext.iter().find(|k| ec.contains_key(**k)) {
+    } else if let Some(k) = new_ext.iter().find(|k| ec.has(k)) {
         facts.hard(p(k), join!("execution_context has ", k), all(R0, R2));
     } else {
         facts.soft(
@@ -449,7 +481,7 @@ fn context_facts(facts: &mut Facts, ec: &Map<String, Value>) {
             all(R3, R5),
         );
     }
-    if ec.contains_key("end_user_id") {
+    if ec.has("end_user_id") {
         facts.hard(
             p("end_user_id"),
             "execution_context has end_user_id",
@@ -461,7 +493,7 @@ fn context_facts(facts: &mut Facts, ec: &Map<String, Value>) {
 }
 
 fn clarification_facts(facts: &mut Facts, pointer: &str, clar: &Map<String, Value>) {
-    if clar.contains_key("workflow_id") {
+    if clar.has("workflow_id") {
         facts.hard(
             child(pointer, "workflow_id"),
             "clarification workflow_id",
@@ -470,11 +502,11 @@ fn clarification_facts(facts: &mut Facts, pointer: &str, clar: &Map<String, Valu
         run_prefix_fact(
             facts,
             child(pointer, "workflow_id"),
-            clar.get("workflow_id"),
+            clar.field("workflow_id"),
             "clarification workflow_id",
         );
     }
-    if clar.contains_key("plan_run_id") {
+    if clar.has("plan_run_id") {
         facts.hard(
             child(pointer, "plan_run_id"),
             "clarification plan_run_id",
@@ -483,13 +515,13 @@ fn clarification_facts(facts: &mut Facts, pointer: &str, clar: &Map<String, Valu
         run_prefix_fact(
             facts,
             child(pointer, "plan_run_id"),
-            clar.get("plan_run_id"),
+            clar.field("plan_run_id"),
             "clarification plan_run_id",
         );
     }
     let run_ref = [RunRefKey::WorkflowId, RunRefKey::PlanRunId]
         .into_iter()
-        .find_map(|key| clar.get(key.as_str()).map(|id| (key, id)));
+        .find_map(|key| clar.field(key.as_str()).map(|id| (key, id)));
     match run_ref {
         None => facts.hard(
             pointer.to_owned(),
@@ -504,7 +536,7 @@ fn clarification_facts(facts: &mut Facts, pointer: &str, clar: &Map<String, Valu
         Some(_) => {}
     }
     let category = clar
-        .get("category")
+        .field("category")
         .and_then(Value::as_str)
         .and_then(|text| Category::ALL.into_iter().find(|c| c.as_str() == text));
     if let Some((versions, Some(when))) = category.map(Category::era) {
@@ -517,8 +549,8 @@ fn clarification_facts(facts: &mut Facts, pointer: &str, clar: &Map<String, Valu
             versions,
         );
     }
-    match clar.get("category").and_then(Value::as_str) {
-        Some("Action") if clar.contains_key("require_confirmation") => {
+    match clar.field("category").and_then(Value::as_str) {
+        Some("Action") if clar.has("require_confirmation") => {
             facts.hard(
                 child(pointer, "require_confirmation"),
                 "Action clarification with require_confirmation (v0.3.0+)",
@@ -532,7 +564,7 @@ fn clarification_facts(facts: &mut Facts, pointer: &str, clar: &Map<String, Valu
         ),
         _ => {}
     }
-    if clar.contains_key("source") {
+    if clar.has("source") {
         facts.hard(
             child(pointer, "source"),
             "clarification source (v0.4.0+)",
@@ -543,7 +575,7 @@ fn clarification_facts(facts: &mut Facts, pointer: &str, clar: &Map<String, Valu
 
 fn plan_facts(facts: &mut Facts, obj: &Map<String, Value>) -> Result<(), ParseError> {
     let steps: Vec<&Map<String, Value>> = obj
-        .get("steps")
+        .field("steps")
         .and_then(Value::as_array)
         .into_iter()
         .flatten()
@@ -555,7 +587,7 @@ fn plan_facts(facts: &mut Facts, obj: &Map<String, Value>) -> Result<(), ParseEr
     let mut without_description = None;
     for (i, step) in steps.iter().enumerate() {
         for (j, var) in step
-            .get("inputs")
+            .field("inputs")
             .and_then(Value::as_array)
             .into_iter()
             .flatten()
@@ -563,10 +595,10 @@ fn plan_facts(facts: &mut Facts, obj: &Map<String, Value>) -> Result<(), ParseEr
         {
             variables += 1;
             let p = join!("/steps/", i, "/inputs/", j);
-            if var.get("value").is_some() && with_value.is_none() {
+            if var.field("value").is_some() && with_value.is_none() {
                 with_value = Some(child(&p, "value"));
             }
-            if var.get("description").is_none() && without_description.is_none() {
+            if var.field("description").is_none() && without_description.is_none() {
                 without_description = Some(p);
             }
         }
@@ -592,7 +624,7 @@ fn plan_facts(facts: &mut Facts, obj: &Map<String, Value>) -> Result<(), ParseEr
     if let Some(p) = without_description {
         facts.hard(p, "Variable without description (v0.7.0+)", since(HEAD));
     }
-    match steps.iter().position(|s| s.contains_key("condition")) {
+    match steps.iter().position(|s| s.has("condition")) {
         Some(i) => facts.hard(
             join!("/steps/", i, "/condition"),
             "Step.condition (0.1.8+)",
@@ -602,8 +634,8 @@ fn plan_facts(facts: &mut Facts, obj: &Map<String, Value>) -> Result<(), ParseEr
         None => {}
     }
     if let Some(tools) = obj
-        .get("plan_context")
-        .and_then(|c| c.get("tool_ids"))
+        .field("plan_context")
+        .and_then(|c| c.field("tool_ids"))
         .and_then(Value::as_array)
     {
         let names: Vec<&str> = tools.iter().filter_map(Value::as_str).collect();
@@ -618,9 +650,9 @@ fn plan_facts(facts: &mut Facts, obj: &Map<String, Value>) -> Result<(), ParseEr
             );
         }
     }
-    if obj.contains_key("inputs") {
+    if obj.has("inputs") {
         facts.hard("/inputs", "plan `inputs` (v0.3.2–v0.3.3)", all(R5, R5));
-    } else if obj.contains_key("plan_inputs") {
+    } else if obj.has("plan_inputs") {
         facts.hard("/plan_inputs", "plan_inputs (v0.3.4+)", since(HEAD));
     } else {
         facts.soft("", "no plan inputs", all(W1, R4));
@@ -638,10 +670,10 @@ fn plan_validator_facts(
     obj: &Map<String, Value>,
     steps: &[&Map<String, Value>],
 ) -> Result<(), ParseError> {
-    let conditioned = steps.iter().any(|s| s.contains_key("condition"));
+    let conditioned = steps.iter().any(|s| s.has("condition"));
     let keys = steps.iter().map(|step| {
-        let condition = step.get("condition").and_then(Value::as_str);
-        let output = step.get("output").and_then(Value::as_str);
+        let condition = step.field("condition").and_then(Value::as_str);
+        let output = step.field("output").and_then(Value::as_str);
         output.map(|output| validator_key(output, condition))
     });
     if let Some((i, key)) = first_repeated(keys) {
@@ -661,8 +693,12 @@ fn plan_validator_facts(
         );
     }
     for key in ["inputs", "plan_inputs"] {
-        let inputs = obj.get(key).and_then(Value::as_array).into_iter().flatten();
-        let names = inputs.map(|input| input.get("name").and_then(Value::as_str));
+        let inputs = obj
+            .field(key)
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten();
+        let names = inputs.map(|input| input.field("name").and_then(Value::as_str));
         if let Some((i, name)) = first_repeated(names) {
             return Err(located(
                 facts.src,
@@ -678,7 +714,7 @@ fn plan_validator_facts(
 fn end_user_facts(facts: &mut Facts, obj: &Map<String, Value>) {
     facts.hard("", "an EndUser (v0.3.0+)", since(R4));
     if let Some((k, _)) = obj
-        .get("additional_data")
+        .field("additional_data")
         .and_then(Value::as_object)
         .and_then(|d| d.iter().find(|(_, v)| v.is_null()))
     {
@@ -691,12 +727,22 @@ fn end_user_facts(facts: &mut Facts, obj: &Map<String, Value>) {
 }
 
 fn tool_call_facts(facts: &mut Facts, obj: &Map<String, Value>) {
-    if obj.contains_key("workflow_id") {
+    if obj.has("workflow_id") {
         facts.hard("/workflow_id", "tool call workflow_id", all(W1, W1));
     }
-    run_prefix_fact(facts, "/workflow_id", obj.get("workflow_id"), "workflow_id");
-    run_prefix_fact(facts, "/plan_run_id", obj.get("plan_run_id"), "plan_run_id");
-    if obj.contains_key("additional_data") {
+    run_prefix_fact(
+        facts,
+        "/workflow_id",
+        obj.field("workflow_id"),
+        "workflow_id",
+    );
+    run_prefix_fact(
+        facts,
+        "/plan_run_id",
+        obj.field("plan_run_id"),
+        "plan_run_id",
+    );
+    if obj.has("additional_data") {
         facts.hard("/additional_data", "tool call additional_data", all(W1, R5));
     } else {
         facts.hard("", "tool call without additional_data", since(HEAD));
