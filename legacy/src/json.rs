@@ -198,11 +198,32 @@ pub fn path_to_pointer(path: &serde_path_to_error::Path) -> String {
 
 /// Escapes one reference token of a JSON pointer (`~` → `~0`, `/` → `~1`).
 pub fn escape_pointer_token(token: &str) -> Cow<'_, str> {
-    if token.contains(['~', '/']) {
-        Cow::Owned(token.replace('~', "~0").replace('/', "~1"))
-    } else {
-        Cow::Borrowed(token)
+    if !token.bytes().any(|b| b == b'~' || b == b'/') {
+        return Cow::Borrowed(token);
     }
+    let mut out = String::with_capacity(token.len() + 4);
+    let mut plain = 0;
+    for (at, byte) in token.bytes().enumerate() {
+        let escape = match byte {
+            b'~' => "~0",
+            b'/' => "~1",
+            _ => continue,
+        };
+        out.push_str(&token[plain..at]);
+        out.push_str(escape);
+        plain = at + 1;
+    }
+    out.push_str(&token[plain..]);
+    Cow::Owned(out)
+}
+
+/// Unescapes one reference token of a JSON pointer (`~1` → `/`, then `~0` → `~`, as RFC 6901
+/// says: `~01` is `~1`).
+pub fn unescape_pointer_token(token: &str) -> Cow<'_, str> {
+    if !token.contains('~') {
+        return Cow::Borrowed(token);
+    }
+    Cow::Owned(token.replace("~1", "/").replace("~0", "~"))
 }
 
 /// A JSON value read with duplicate keys rejected and number text kept exactly.
@@ -599,6 +620,22 @@ mod tests {
             escape_pointer_token("$flights"),
             Cow::Borrowed("$flights")
         ));
+        assert_eq!(escape_pointer_token("é/~ü"), "é~1~0ü");
+        assert_eq!(unescape_pointer_token("a~0~1b"), "a~/b");
+        assert_eq!(unescape_pointer_token("~01"), "~1");
+        assert!(matches!(
+            unescape_pointer_token("a/b"),
+            Cow::Borrowed("a/b")
+        ));
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn a_pointer_token_unescapes_to_itself(token in "[a-z~/é0-9]{0,12}|\\PC{0,12}") {
+            let escaped = escape_pointer_token(&token);
+            proptest::prop_assert!(!escaped.contains('/'));
+            proptest::prop_assert_eq!(unescape_pointer_token(&escaped), token.as_str());
+        }
     }
 
     #[test]

@@ -1,9 +1,12 @@
 //! `PlanV2` → legacy `Plan`: each step written as the SDK's `to_legacy_step` of its class writes
 //! it, then the residue put back.
 
+use std::borrow::Cow;
+
 use indexmap::IndexMap;
 use serde_json::Value;
 
+use planrun_legacy::json::unescape_pointer_token;
 use planrun_legacy::{
     Plan, PlanContext, PlanId, PlanInput as LegacyPlanInput, PlanInputV032, PrefixedId, Step,
     Variable,
@@ -59,7 +62,7 @@ pub fn plan_to_legacy(plan: &PlanV2, residue: &IndexMap<String, Value>) -> Plan 
     };
     for (key, value) in residue {
         if let Some(rest) = key.strip_prefix("/plan/") {
-            let tokens: Vec<String> = rest.split('/').map(unescape).collect();
+            let tokens: Vec<Cow<str>> = rest.split('/').map(unescape_pointer_token).collect();
             restore(&mut legacy, plan, &tokens, value);
         }
     }
@@ -68,8 +71,8 @@ pub fn plan_to_legacy(plan: &PlanV2, residue: &IndexMap<String, Value>) -> Plan 
 
 /// Applies one residue entry; entries that do not fit the plan (an index out of range, a list
 /// that is not a v0.3.2 input list) are skipped.
-fn restore(legacy: &mut Plan, plan: &PlanV2, tokens: &[String], value: &Value) {
-    let tokens: Vec<&str> = tokens.iter().map(String::as_str).collect();
+fn restore(legacy: &mut Plan, plan: &PlanV2, tokens: &[Cow<str>], value: &Value) {
+    let tokens: Vec<&str> = tokens.iter().map(AsRef::as_ref).collect();
     match tokens.as_slice() {
         ["id"] if *value == absent() => legacy.id = None,
         ["plan_inputs"] if *value == absent() => legacy.plan_inputs = None,
@@ -126,10 +129,6 @@ fn step_at<'a>(legacy: &'a mut Plan, index: &str) -> Option<&'a mut Step> {
         .parse::<usize>()
         .ok()
         .and_then(|i| legacy.steps.get_mut(i))
-}
-
-fn unescape(token: &str) -> String {
-    token.replace("~1", "/").replace("~0", "~")
 }
 
 /// Every step of `plan` as `to_legacy_plan` writes it, before any residue.
