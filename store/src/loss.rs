@@ -118,6 +118,8 @@ fn key_of(counts: &Counts) -> u64 {
 pub struct SharedEntries {
     report: LossReport,
     counts: Arc<SharedCounts>,
+    /// Whether an entry dropped something for good, known once for every run sharing them.
+    has_loss: bool,
 }
 
 impl SharedEntries {
@@ -126,6 +128,7 @@ impl SharedEntries {
         let mut counts = Counts::new();
         count(&mut counts, &report.entries);
         Arc::new(SharedEntries {
+            has_loss: report.entries.iter().any(|e| e.kind == EntryKind::Dropped),
             report,
             counts: SharedCounts::new(counts),
         })
@@ -198,7 +201,10 @@ impl RunReport {
 
     /// Whether anything was dropped for good.
     pub fn has_loss(&self) -> bool {
-        self.entries().any(|e| e.kind == EntryKind::Dropped)
+        self.parts.iter().any(|part| match part {
+            Part::Own(entries) => entries.iter().any(|e| e.kind == EntryKind::Dropped),
+            Part::Shared(shared) => shared.has_loss,
+        })
     }
 
     /// The report as one [`LossReport`].
@@ -370,6 +376,22 @@ mod tests {
         assert_eq!(run.to_string(), whole.to_string());
         assert!(run.has_loss());
         assert!(!RunReport::default().has_loss());
+
+        // A drop is a loss whether the run's own entries or shared ones hold it.
+        let kept = report(&[(EntryKind::Moved, Some("/run/plan_id"), Some("/plan/id"))]);
+        let mut own_only = RunReport::default();
+        own_only.share(&SharedEntries::new(kept.clone()));
+        assert!(!own_only.has_loss());
+        own_only.extend(report(&[(EntryKind::Dropped, Some("/run/x"), None)]));
+        assert!(own_only.has_loss());
+        let mut shared_only = RunReport::default();
+        shared_only.extend(kept);
+        shared_only.share(&SharedEntries::new(report(&[(
+            EntryKind::Dropped,
+            Some("/plan/steps/3/x"),
+            None,
+        )])));
+        assert!(shared_only.has_loss());
     }
 
     #[test]
