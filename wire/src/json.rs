@@ -59,10 +59,21 @@ impl Out for Vec<u8> {
 
     #[inline]
     fn put_line(&mut self, before: &[u8], width: usize) -> Result<(), Error> {
-        self.reserve(before.len() + 1 + width);
+        /// A line break and the most indentation copied in one piece.
+        const BREAK: [u8; 129] = {
+            let mut line = [b' '; 129];
+            line[0] = b'\n';
+            line
+        };
         self.extend_from_slice(before);
-        self.push(b'\n');
-        self.resize(self.len() + width, b' ');
+        let first = width.min(BREAK.len() - 1);
+        self.extend_from_slice(&BREAK[..=first]);
+        let mut rest = width - first;
+        while rest > 0 {
+            let piece = rest.min(BREAK.len() - 1);
+            self.extend_from_slice(&BREAK[1..=piece]);
+            rest -= piece;
+        }
         Ok(())
     }
 
