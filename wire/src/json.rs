@@ -6,9 +6,9 @@
 //! comma, indentation level and key, and escapes keys and short strings one byte at a time;
 //! much of what a migration writes and compares is such small pieces. [`Writer`] writes the
 //! same bytes (tests hold it to serde_json's, on any JSON value and every serde shape) with one
-//! append per piece, short strings checked byte by byte and long ones escaped a word at a time
-//! ([`escape_into`](crate::text::escape_into)). serde_json's own raw-text values (`RawValue`,
-//! numbers with `arbitrary_precision`) are written as serde_json writes them.
+//! append per piece, short strings checked byte by byte and long ones escaped sixteen bytes at
+//! a time ([`escape_into`](crate::text::escape_into)). serde_json's own raw-text values
+//! (`RawValue`, numbers with `arbitrary_precision`) are written as serde_json writes them.
 
 use std::cell::RefCell;
 use std::fmt::Display;
