@@ -30,6 +30,16 @@ pub enum EntryKind {
 }
 
 impl EntryKind {
+    /// Every kind, in the order reports list them.
+    pub const ALL: [EntryKind; 6] = [
+        EntryKind::Renamed,
+        EntryKind::Moved,
+        EntryKind::Derived,
+        EntryKind::Defaulted,
+        EntryKind::Coerced,
+        EntryKind::Dropped,
+    ];
+
     /// The name used in reports.
     pub fn as_str(self) -> &'static str {
         match self {

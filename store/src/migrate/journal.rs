@@ -594,14 +594,7 @@ mod tests {
             Just(Event::Entries),
         ];
         let class = proptest::sample::select(Class::ALL.to_vec());
-        let kind = proptest::sample::select(vec![
-            EntryKind::Renamed,
-            EntryKind::Moved,
-            EntryKind::Derived,
-            EntryKind::Defaulted,
-            EntryKind::Coerced,
-            EntryKind::Dropped,
-        ]);
+        let kind = proptest::sample::select(EntryKind::ALL.to_vec());
         let memory = (text(), any::<u64>(), text()).prop_map(|(path, bytes, hash)| MemoryRecord {
             path,
             bytes,

@@ -29,15 +29,6 @@ pub const REPORT_FORMAT: &str = "planrun-migrate-report/1";
 /// How many runs the `slowest` and `largest` lists hold.
 pub const TOP: usize = 10;
 
-const KINDS: [EntryKind; 6] = [
-    EntryKind::Renamed,
-    EntryKind::Moved,
-    EntryKind::Derived,
-    EntryKind::Defaulted,
-    EntryKind::Coerced,
-    EntryKind::Dropped,
-];
-
 /// A migration report.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct BatchReport {
@@ -171,7 +162,10 @@ impl Builder {
                     .collect(),
                 source_versions: IndexMap::default(),
                 entries: EntryTotals {
-                    per_kind: KINDS.iter().map(|k| (k.as_str().to_owned(), 0)).collect(),
+                    per_kind: EntryKind::ALL
+                        .iter()
+                        .map(|k| (k.as_str().to_owned(), 0))
+                        .collect(),
                     per_field: IndexMap::default(),
                 },
                 agent_memory_files: 0,
