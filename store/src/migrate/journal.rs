@@ -198,7 +198,7 @@ impl Line {
     pub fn to_jsonl(&self) -> String {
         let mut text = Vec::new();
         self.write_jsonl(&mut text);
-        String::from_utf8(text).expect("serde_json writes UTF-8")
+        String::from_utf8(text).expect("journal lines are UTF-8")
     }
 
     /// Appends [`Line::to_jsonl`] to `out`, without a string of its own: the bytes serde_json
@@ -247,8 +247,7 @@ impl Line {
                 out.0.push(b',');
                 escape_into(out.0, field);
                 out.0.push(b',');
-                out.0
-                    .extend_from_slice(itoa::Buffer::new().format(*n).as_bytes());
+                out.int(*n);
                 out.0.push(b']');
             });
         }
@@ -297,9 +296,13 @@ impl Fields<'_> {
     fn number(&mut self, key: &str, value: Option<impl itoa::Integer>) {
         if let Some(value) = value {
             self.key(key);
-            self.0
-                .extend_from_slice(itoa::Buffer::new().format(value).as_bytes());
+            self.int(value);
         }
+    }
+
+    fn int(&mut self, value: impl itoa::Integer) {
+        self.0
+            .extend_from_slice(itoa::Buffer::new().format(value).as_bytes());
     }
 
     fn list<T>(&mut self, items: &[T], mut write: impl FnMut(&mut Fields<'_>, &T)) {
@@ -348,13 +351,9 @@ impl Head {
 /// when the name needs no escape, with the bytes after the name's closing quote.
 fn run_prefix(line: &[u8]) -> Option<(Event, &str, &[u8])> {
     let rest = line.strip_prefix(b"{\"event\":\"")?;
-    let (event, rest) = [
-        (Event::Started, "started"),
-        (Event::Completed, "completed"),
-        (Event::Failed, "failed"),
-    ]
-    .into_iter()
-    .find_map(|(event, name)| Some((event, rest.strip_prefix(name.as_bytes())?)))?;
+    let (event, rest) = [Event::Started, Event::Completed, Event::Failed]
+        .into_iter()
+        .find_map(|event| Some((event, rest.strip_prefix(event.as_str().as_bytes())?)))?;
     let rest = rest.strip_prefix(b"\",\"run\":\"")?;
     let end = rest
         .iter()
