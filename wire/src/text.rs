@@ -3,8 +3,7 @@
 //! serde_json escapes a string one byte at a time, and most of the bytes a migration writes are
 //! in long strings (step outputs, stringified values). [`escape_into`] looks at sixteen bytes
 //! at a time (with SSE2 on x86-64, in 64-bit words elsewhere) and copies the runs between
-//! escapes whole; [`json`](crate::json)'s writer uses it
-//! for every string it writes.
+//! escapes whole; [`json`](crate::json)'s writer uses it for every string it writes.
 
 /// Appends `text` to `out` as a JSON string, quotes included, as serde_json writes it: `"` and
 /// `\` escaped with a backslash, the control characters `\b \t \n \f \r` by name and the other
@@ -74,7 +73,7 @@ use self::vector_escapes as escapes;
 #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
 use self::word_escapes as escapes;
 
-/// Bit `i` set for each byte `block[i]` that is below 0x20, a `"` or a `\\`, and no other bit:
+/// Bit `i` set for each byte `block[i]` that is below 0x20, a `"` or a `\`, and no other bit:
 /// SSE2, which every x86-64 processor has, tests the sixteen bytes at once.
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 #[inline]
@@ -98,7 +97,7 @@ fn vector_escapes(block: &[u8; BLOCK]) -> u32 {
     u32::from_ne_bytes(found.to_ne_bytes())
 }
 
-/// Bit `i` set for each byte `block[i]` that is below 0x20, a `"` or a `\\`, and no other bit,
+/// Bit `i` set for each byte `block[i]` that is below 0x20, a `"` or a `\`, and no other bit,
 /// found in 64-bit words: exact per byte, as no sum carries into the next byte.
 #[cfg(any(test, not(all(target_arch = "x86_64", target_feature = "sse2"))))]
 #[inline]
