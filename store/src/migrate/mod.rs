@@ -35,6 +35,7 @@
 //! size/hash check and redone. With `--durable` a `completed` line, once written, is itself on
 //! disk. Both rely on the file system and the disk honouring `syncfs`/`fsync`.
 
+mod feed;
 pub mod head;
 pub mod journal;
 pub mod report;
@@ -45,11 +46,11 @@ use std::fs::File;
 use std::io;
 use std::path::{Component, Path, PathBuf};
 use std::str::FromStr;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
 use planrun_v2::check::Checker;
-use rayon::prelude::*;
 
 use self::journal::{Event, Line, MemoryRecord, OpenError, Reader, Writer, JOURNAL_FORMAT};
 use self::report::{BatchReport, Builder};
@@ -468,8 +469,9 @@ pub fn migrate(opts: &Options, progress: &dyn Progress) -> Result<Summary, Migra
 }
 
 /// Converts the runs `todo` chunk by chunk on the pool while a committer thread makes each
-/// finished chunk durable and journals it, so conversion never waits for a sync. At most two
-/// chunks are ahead of the committer. A DST failure stops the batch after the chunk it hit has
+/// finished chunk durable and journals it, in chunk order, so conversion never waits for a
+/// sync. The workers are at most a few chunks ahead of the committer (it has four journal
+/// batches queued at most). A DST failure stops the batch once the chunks already started have
 /// been committed.
 fn convert_all(
     ctx: &Ctx,
@@ -485,7 +487,7 @@ fn convert_all(
         Finished(Vec<Line>),
     }
     let journal_path = journal.path().to_owned();
-    let (sender, receiver) = std::sync::mpsc::sync_channel::<Batch>(2);
+    let (sender, receiver) = std::sync::mpsc::sync_channel::<Batch>(4);
     std::thread::scope(|scope| {
         let committer = scope.spawn(move || -> Result<(), MigrateError> {
             let write_err = |err| io_err("cannot write", &journal_path)(err);
@@ -510,39 +512,47 @@ fn convert_all(
             }
             Ok(())
         });
+        let cancelled = AtomicBool::new(false);
         let mut stopped = Ok(());
-        for chunk in todo.chunks(opts.chunk_size) {
-            if progress.cancelled() {
-                stopped = Err(MigrateError::Cancelled);
-                break;
-            }
-            let started = chunk
-                .iter()
-                .map(|&i| Line {
-                    event: Event::Started,
-                    run: Some(ctx.runs[i].clone()),
-                    ..Line::default()
-                })
-                .collect();
-            if sender.send(Batch::Started(started)).is_err() {
-                break;
-            }
-            let results: Vec<Result<Line, MigrateError>> =
-                pool.install(|| chunk.par_iter().map(|&i| work(ctx, i)).collect());
-            let mut lines = Vec::with_capacity(results.len());
-            for result in results {
-                match result {
-                    Ok(line) => lines.push(line),
-                    Err(err) => {
-                        if stopped.is_ok() {
-                            stopped = Err(err);
+        feed::chunks_in_order(
+            pool,
+            todo,
+            opts.chunk_size,
+            |chunk| {
+                if progress.cancelled() {
+                    cancelled.store(true, Ordering::Relaxed);
+                    return false;
+                }
+                let started = chunk
+                    .iter()
+                    .map(|&i| Line {
+                        event: Event::Started,
+                        run: Some(ctx.runs[i].clone()),
+                        ..Line::default()
+                    })
+                    .collect();
+                sender.send(Batch::Started(started)).is_ok()
+            },
+            |i| work(ctx, i),
+            Result::is_err,
+            |results| {
+                let mut lines = Vec::with_capacity(results.len());
+                for result in results {
+                    match result {
+                        Ok(line) => lines.push(line),
+                        Err(err) => {
+                            if stopped.is_ok() {
+                                stopped = Err(err);
+                            }
                         }
                     }
                 }
-            }
-            if sender.send(Batch::Finished(lines)).is_err() || stopped.is_err() {
-                break;
-            }
+                // A committer that stopped has its own error, returned below.
+                let _ = sender.send(Batch::Finished(lines));
+            },
+        );
+        if cancelled.into_inner() && stopped.is_ok() {
+            stopped = Err(MigrateError::Cancelled);
         }
         drop(sender);
         let committed = committer
@@ -582,24 +592,48 @@ fn dry_run(
 ) -> Result<Summary, MigrateError> {
     progress.begin(mine.len() as u64, 0);
     let mut verified = 0;
-    for chunk in mine.chunks(opts.chunk_size) {
-        if progress.cancelled() {
-            return Err(MigrateError::Cancelled);
-        }
-        let lines: Vec<Result<Line, MigrateError>> =
-            pool.install(|| chunk.par_iter().map(|&i| work(ctx, i)).collect());
-        for line in lines {
-            let line = line?;
-            verified += u64::from(line.event == Event::Completed);
-            for shared in &line.groups {
-                builder.define(shared.key(), shared.counts());
+    let (cancelled, failed) = (AtomicBool::new(false), AtomicBool::new(false));
+    let mut stopped = Ok(());
+    feed::chunks_in_order(
+        pool,
+        mine,
+        opts.chunk_size,
+        |_| {
+            if progress.cancelled() {
+                cancelled.store(true, Ordering::Relaxed);
             }
-            builder.add(&line).map_err(|problem| MigrateError::Verify {
-                count: 1,
-                first: vec![problem],
-            })?;
-        }
-        progress.advance(chunk.len() as u64);
+            !cancelled.load(Ordering::Relaxed) && !failed.load(Ordering::Relaxed)
+        },
+        |i| work(ctx, i),
+        Result::is_err,
+        |lines| {
+            if stopped.is_err() {
+                return;
+            }
+            let count = lines.len() as u64;
+            for line in lines {
+                let added = line.and_then(|line| {
+                    verified += u64::from(line.event == Event::Completed);
+                    for shared in &line.groups {
+                        builder.define(shared.key(), shared.counts());
+                    }
+                    builder.add(&line).map_err(|problem| MigrateError::Verify {
+                        count: 1,
+                        first: vec![problem],
+                    })
+                });
+                if let Err(err) = added {
+                    failed.store(true, Ordering::Relaxed);
+                    stopped = Err(err);
+                    return;
+                }
+            }
+            progress.advance(count);
+        },
+    );
+    stopped?;
+    if cancelled.into_inner() {
+        return Err(MigrateError::Cancelled);
     }
     builder.verified(verified);
     progress.end();
@@ -1068,68 +1102,63 @@ fn verify(
         check_output(ctx, &bytes, line.id.as_deref().unwrap_or(""))
             .map_err(|e| format!("{}.json: {e}", line.id.as_deref().unwrap_or("?")))
     };
-    let mut tally = |results: Vec<Result<(), String>>, problems: &mut Vec<String>| {
-        for result in results {
-            match result {
-                Ok(()) => verified += 1,
-                Err(problem) => problems.push(problem),
-            }
-        }
-    };
-    // The pool checks one batch while this thread reads the journal for the next.
-    std::thread::scope(|scope| -> Result<(), MigrateError> {
-        let check_batch = |batch: Vec<Line>| {
-            scope.spawn(move || -> Vec<Result<(), String>> {
-                pool.install(|| batch.par_iter().map(check).collect())
-            })
-        };
-        let joined = |handle: std::thread::ScopedJoinHandle<'_, Vec<Result<(), String>>>| {
-            handle
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-        };
-        let mut in_flight = None;
-        while let Some(line) = reader.next_line().map_err(io_err("cannot read", journal))? {
-            index += 1;
-            if let (Event::Entries, Some(key), Some(counts)) =
-                (line.event, &line.key, &line.entries)
-            {
-                builder.define(key, counts);
-                continue;
-            }
-            let is_last = line
-                .run
-                .as_deref()
-                .is_some_and(|run| last.get(run) == Some(&index));
-            if !is_last {
-                continue;
-            }
-            if let Err(problem) = builder.add(&line) {
-                problems.push(format!("the journal's line {index}: {problem}"));
-            }
-            if line.event == Event::Completed {
-                completed += 1;
-                batch.push(line);
-                if batch.len() == chunk_size {
-                    if progress.cancelled() {
-                        if let Some(handle) = in_flight.take() {
-                            joined(handle);
+    // The pool's threads take the batches of completed lines as this thread reads them from the
+    // journal; a failed check is kept with its batch and place, to be reported in journal order.
+    type Checked = (u64, Vec<(usize, usize, String)>);
+    let (read, checked) = feed::fed_by(
+        pool,
+        |send| -> Result<(), MigrateError> {
+            let mut batches = 0;
+            while let Some(line) = reader.next_line().map_err(io_err("cannot read", journal))? {
+                index += 1;
+                if let (Event::Entries, Some(key), Some(counts)) =
+                    (line.event, &line.key, &line.entries)
+                {
+                    builder.define(key, counts);
+                    continue;
+                }
+                let is_last = line
+                    .run
+                    .as_deref()
+                    .is_some_and(|run| last.get(run) == Some(&index));
+                if !is_last {
+                    continue;
+                }
+                if let Err(problem) = builder.add(&line) {
+                    problems.push(format!("the journal's line {index}: {problem}"));
+                }
+                if line.event == Event::Completed {
+                    completed += 1;
+                    batch.push(line);
+                    if batch.len() == chunk_size {
+                        if progress.cancelled() {
+                            return Err(MigrateError::Cancelled);
                         }
-                        return Err(MigrateError::Cancelled);
+                        send((batches, std::mem::take(&mut batch)));
+                        batches += 1;
                     }
-                    if let Some(handle) = in_flight.take() {
-                        tally(joined(handle), &mut problems);
-                    }
-                    in_flight = Some(check_batch(std::mem::take(&mut batch)));
                 }
             }
-        }
-        if let Some(handle) = in_flight.take() {
-            tally(joined(handle), &mut problems);
-        }
-        tally(joined(check_batch(batch)), &mut problems);
-        Ok(())
-    })?;
+            send((batches, std::mem::take(&mut batch)));
+            Ok(())
+        },
+        |(passed, failed): &mut Checked, (number, lines): (usize, Vec<Line>)| {
+            for (position, line) in lines.iter().enumerate() {
+                match check(line) {
+                    Ok(()) => *passed += 1,
+                    Err(problem) => failed.push((number, position, problem)),
+                }
+            }
+        },
+    );
+    read?;
+    let mut failed = Vec::new();
+    for (passed, failures) in checked {
+        verified += passed;
+        failed.extend(failures);
+    }
+    failed.sort_unstable_by_key(|&(number, position, _)| (number, position));
+    problems.extend(failed.into_iter().map(|(_, _, problem)| problem));
     if reader.torn {
         problems.push(format!(
             "the journal's line {} is not a journal line",

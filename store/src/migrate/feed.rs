@@ -1,0 +1,368 @@
+//! Keeping every thread of the pool busy: each thread takes its next run itself, so none waits
+//! for a coordinator to hand out more work. Handing the pool one chunk at a time from outside
+//! (`install` per chunk) left both workers idle at every chunk's end, for a millisecond or more:
+//! the caller had to wake, inject the next chunk, and rayon to wake a worker again.
+
+use std::any::Any;
+use std::collections::BTreeMap;
+use std::panic::{self, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, MutexGuard, PoisonError};
+
+/// Runs `each` on every item of `items` on all threads of `pool`. The items are taken in order
+/// and grouped in chunks of `chunk_size`: `start` sees each chunk before any of its items runs,
+/// and `finish` gets each chunk's results in item order, chunk after chunk in order, whichever
+/// thread finished them. No chunk starts once `start` has returned `false` or a result met
+/// `halts`; the chunks already started are completed and finished.
+pub(crate) fn chunks_in_order<T: Send>(
+    pool: &rayon::ThreadPool,
+    items: &[usize],
+    chunk_size: usize,
+    start: impl Fn(&[usize]) -> bool + Sync,
+    each: impl Fn(usize) -> T + Sync,
+    halts: impl Fn(&T) -> bool + Sync,
+    finish: impl FnMut(Vec<T>) + Send,
+) {
+    let feed = Feed {
+        items,
+        chunk_size: chunk_size.max(1),
+        claims: Mutex::new(Claims::default()),
+        pending: Mutex::new(BTreeMap::new()),
+        delivery: Mutex::new(Delivery { next: 0, finish }),
+        halted: AtomicBool::new(false),
+    };
+    pool.broadcast(|_| {
+        while let Some((chunk, position, item)) = feed.claim(&start) {
+            let result = each(item);
+            if halts(&result) {
+                feed.halted.store(true, Ordering::Relaxed);
+            }
+            feed.store(chunk, position, result);
+        }
+    });
+}
+
+/// Runs `produce` on the calling thread while all threads of `pool` take the batches it sends,
+/// each thread folding the batches it took into its own accumulator, one batch at a time.
+/// Returns what `produce` returned and the threads' accumulators, once every batch sent has
+/// been folded. A panic in `fold` is raised here, after `produce` has returned.
+pub(crate) fn fed_by<B: Send, A: Default + Send, P>(
+    pool: &rayon::ThreadPool,
+    produce: impl FnOnce(&mut dyn FnMut(B)) -> P,
+    fold: impl Fn(&mut A, B) + Sync,
+) -> (P, Vec<A>) {
+    let (sender, receiver) = std::sync::mpsc::sync_channel::<B>(pool.current_num_threads());
+    let receiver = Mutex::new(receiver);
+    let panicked: Mutex<Option<Box<dyn Any + Send>>> = Mutex::new(None);
+    let (produced, folded) = std::thread::scope(|scope| {
+        let consumers = scope.spawn(|| {
+            pool.broadcast(|_| {
+                let mut folded = A::default();
+                // Once a fold panicked, the batches are still taken (and dropped), so that
+                // `produce` is never left waiting on a full channel.
+                loop {
+                    // The guard must go before the fold, so that the other threads take batches.
+                    let next = lock(&receiver).recv();
+                    let Ok(batch) = next else { break };
+                    if lock(&panicked).is_some() {
+                        continue;
+                    }
+                    if let Err(payload) =
+                        panic::catch_unwind(AssertUnwindSafe(|| fold(&mut folded, batch)))
+                    {
+                        lock(&panicked).get_or_insert(payload);
+                    }
+                }
+                folded
+            })
+        });
+        let produced = produce(&mut |batch| {
+            // The consumers hold the receiver until this thread's sender is dropped.
+            let _ = sender.send(batch);
+        });
+        drop(sender);
+        let folded = consumers
+            .join()
+            .unwrap_or_else(|payload| panic::resume_unwind(payload));
+        (produced, folded)
+    });
+    if let Some(payload) = lock(&panicked).take() {
+        panic::resume_unwind(payload);
+    }
+    (produced, folded)
+}
+
+/// Which item is next, and whether new chunks may start.
+#[derive(Default)]
+struct Claims {
+    /// The number of chunks started so far.
+    chunks: usize,
+    /// The index in `items` of the next item to run.
+    next: usize,
+    /// Where the chunk started last ends.
+    end: usize,
+    /// No further chunk starts.
+    closed: bool,
+}
+
+/// The results of a started chunk, in item order, and how many are still to come.
+struct Pending<T> {
+    results: Vec<Option<T>>,
+    missing: usize,
+}
+
+/// The next chunk to finish, and what finishes it.
+struct Delivery<F> {
+    next: usize,
+    finish: F,
+}
+
+struct Feed<'a, T, F> {
+    items: &'a [usize],
+    chunk_size: usize,
+    claims: Mutex<Claims>,
+    pending: Mutex<BTreeMap<usize, Pending<T>>>,
+    delivery: Mutex<Delivery<F>>,
+    halted: AtomicBool,
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl<T, F: FnMut(Vec<T>)> Feed<'_, T, F> {
+    /// The next item to run: its chunk, its position in the chunk, and the item; `None` when
+    /// there is none left or no new chunk may start.
+    fn claim(&self, start: &impl Fn(&[usize]) -> bool) -> Option<(usize, usize, usize)> {
+        let mut claims = lock(&self.claims);
+        if claims.next == claims.end {
+            if claims.closed || claims.end == self.items.len() {
+                return None;
+            }
+            let end = (claims.end + self.chunk_size).min(self.items.len());
+            let chunk = &self.items[claims.end..end];
+            if self.halted.load(Ordering::Relaxed) || !start(chunk) {
+                claims.closed = true;
+                return None;
+            }
+            lock(&self.pending).insert(
+                claims.chunks,
+                Pending {
+                    results: std::iter::repeat_with(|| None).take(chunk.len()).collect(),
+                    missing: chunk.len(),
+                },
+            );
+            claims.chunks += 1;
+            claims.end = end;
+        }
+        let index = claims.next;
+        claims.next += 1;
+        let chunk = claims.chunks - 1;
+        Some((chunk, index - chunk * self.chunk_size, self.items[index]))
+    }
+
+    /// Keeps an item's result; finishes every chunk now complete that is next in order.
+    fn store(&self, chunk: usize, position: usize, result: T) {
+        let complete = {
+            let mut pending = lock(&self.pending);
+            let entry = pending.get_mut(&chunk).expect("a started chunk is pending");
+            entry.results[position] = Some(result);
+            entry.missing -= 1;
+            entry.missing == 0
+        };
+        if !complete {
+            return;
+        }
+        // Whoever completes the chunk next in order finishes it and any complete ones after it.
+        let mut delivery = lock(&self.delivery);
+        loop {
+            let ready = {
+                let mut pending = lock(&self.pending);
+                match pending.first_entry() {
+                    Some(first) if *first.key() == delivery.next && first.get().missing == 0 => {
+                        first.remove()
+                    }
+                    _ => break,
+                }
+            };
+            delivery.next += 1;
+            (delivery.finish)(ready.results.into_iter().flatten().collect());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::AtomicUsize;
+
+    fn pool(threads: usize) -> rayon::ThreadPool {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap()
+    }
+
+    #[test]
+    fn every_item_runs_once_and_chunks_finish_in_order() {
+        for threads in [1, 2, 4] {
+            for (count, chunk_size) in [(0, 3), (1, 3), (10, 3), (9, 3), (100, 7), (5, 1)] {
+                let items: Vec<usize> = (0..count).map(|i| i * 10).collect();
+                let started = Mutex::new(Vec::new());
+                let mut finished = Vec::new();
+                chunks_in_order(
+                    &pool(threads),
+                    &items,
+                    chunk_size,
+                    |chunk| {
+                        lock(&started).push(chunk.to_vec());
+                        true
+                    },
+                    |item| {
+                        // Uneven work, so that chunks complete out of order.
+                        std::thread::sleep(std::time::Duration::from_micros(
+                            (item % 7) as u64 * 50,
+                        ));
+                        item + 1
+                    },
+                    |_| false,
+                    |results| finished.push(results),
+                );
+                let expected: Vec<Vec<usize>> = items
+                    .chunks(chunk_size)
+                    .map(|chunk| chunk.iter().map(|item| item + 1).collect())
+                    .collect();
+                assert_eq!(finished, expected, "{threads} threads, {count} items");
+                let chunks: Vec<Vec<usize>> = items.chunks(chunk_size).map(<[_]>::to_vec).collect();
+                assert_eq!(started.into_inner().unwrap(), chunks);
+            }
+        }
+    }
+
+    #[test]
+    fn a_refused_start_or_a_halting_result_starts_no_further_chunk() {
+        let items: Vec<usize> = (0..40).collect();
+        let starts = AtomicUsize::new(0);
+        let mut finished = Vec::new();
+        chunks_in_order(
+            &pool(2),
+            &items,
+            4,
+            |_| starts.fetch_add(1, Ordering::SeqCst) < 3,
+            |item| item,
+            |_| false,
+            |results| finished.push(results),
+        );
+        assert_eq!(
+            finished,
+            vec![vec![0, 1, 2, 3], vec![4, 5, 6, 7], vec![8, 9, 10, 11]]
+        );
+
+        let mut finished = Vec::new();
+        chunks_in_order(
+            &pool(1),
+            &items,
+            4,
+            |_| true,
+            |item| item,
+            |&result| result == 5,
+            |results| finished.push(results),
+        );
+        assert_eq!(finished, vec![vec![0, 1, 2, 3], vec![4, 5, 6, 7]]);
+    }
+
+    #[test]
+    fn every_batch_sent_is_folded_once_whatever_thread_takes_it() {
+        for threads in [1, 2, 3] {
+            let (produced, folded) = fed_by(
+                &pool(threads),
+                |send| {
+                    for batch in 0..50u64 {
+                        send((batch * 10..batch * 10 + 10).collect::<Vec<u64>>());
+                    }
+                    "done"
+                },
+                |sum: &mut u64, batch: Vec<u64>| *sum += batch.iter().sum::<u64>(),
+            );
+            assert_eq!(produced, "done");
+            assert_eq!(folded.len(), threads);
+            assert_eq!(folded.iter().sum::<u64>(), (0..500).sum::<u64>());
+        }
+    }
+
+    #[test]
+    fn a_panicking_fold_is_raised_after_the_producer_returns() {
+        let sent = AtomicUsize::new(0);
+        let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
+            fed_by(
+                &pool(1),
+                |send| {
+                    // More batches than the channel holds: the producer must not block.
+                    for batch in 0..10 {
+                        send(batch);
+                        sent.fetch_add(1, Ordering::SeqCst);
+                    }
+                },
+                |folded: &mut usize, batch: usize| {
+                    assert_ne!(batch, 2, "batch 2 fails");
+                    *folded += 1;
+                },
+            )
+        }));
+        assert!(outcome.is_err());
+        assert_eq!(sent.load(Ordering::SeqCst), 10);
+    }
+
+    #[test]
+    fn two_threads_fold_two_batches_at_once() {
+        // Each fold waits (up to five seconds) for another fold to be under way beside it; folds
+        // taken one at a time would never see one.
+        let inside = (Mutex::new(0usize), std::sync::Condvar::new());
+        let met = AtomicUsize::new(0);
+        fed_by(
+            &pool(2),
+            |send| {
+                send(());
+                send(());
+            },
+            |&mut (): &mut (), ()| {
+                let (count, changed) = &inside;
+                let mut count = lock(count);
+                *count += 1;
+                changed.notify_all();
+                let (count, _) = changed
+                    .wait_timeout_while(count, std::time::Duration::from_secs(5), |c| *c < 2)
+                    .unwrap();
+                if *count >= 2 {
+                    met.fetch_add(1, Ordering::SeqCst);
+                }
+            },
+        );
+        assert_eq!(met.load(Ordering::SeqCst), 2);
+    }
+
+    #[test]
+    fn two_threads_run_two_items_at_once() {
+        let inside = (Mutex::new(0usize), std::sync::Condvar::new());
+        let mut finished = Vec::new();
+        chunks_in_order(
+            &pool(2),
+            &[0, 1],
+            2,
+            |_| true,
+            |_| {
+                let (count, changed) = &inside;
+                let mut count = lock(count);
+                *count += 1;
+                changed.notify_all();
+                let (count, _) = changed
+                    .wait_timeout_while(count, std::time::Duration::from_secs(5), |c| *c < 2)
+                    .unwrap();
+                *count >= 2
+            },
+            |_| false,
+            |results| finished.extend(results),
+        );
+        assert_eq!(finished, [true, true]);
+    }
+}
