@@ -161,7 +161,7 @@ def migrate(
     report (its `outcomes` count the runs per outcome class).
 
     `to="r6"` writes a DiskFileStorage store the SDK at HEAD loads completely. A
-    KeyboardInterrupt stops it after the chunk in flight (resumable with `resume=True`).
+    KeyboardInterrupt stops it once the chunks in flight are journaled (resumable with `resume=True`).
     Raises ValueError for bad arguments, and PlanrunError when the migration cannot run or its
     verify pass fails; rejected and blocked runs are in the report.
     """

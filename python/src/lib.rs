@@ -6,7 +6,7 @@
 //!
 //! Every call that reads files or converts releases the GIL, so Python threads and process pools
 //! scale. `migrate` runs the engine on a thread of its own and polls for signals every 100 ms: a
-//! `KeyboardInterrupt` sets the engine's cancellation flag, waits for the chunk in flight to be
+//! `KeyboardInterrupt` sets the engine's cancellation flag, waits for the chunks in flight to be
 //! committed, and is raised; the destination can then be resumed (`resume=True`).
 //!
 //! The Python side (`planrun_migrate/` beside this crate) re-exports this module, ships its type
@@ -526,7 +526,7 @@ impl Progress for Cancel {
 /// HEAD loads completely, what HEAD cannot hold kept under `out/.planrun/residue/`), as
 /// `--to` of the CLI.
 ///
-/// A `KeyboardInterrupt` stops the migration after the chunk in flight is journaled; pass
+/// A `KeyboardInterrupt` stops the migration once the chunks in flight are journaled; pass
 /// `resume=True` to continue it. Raises `PlanrunError` when the migration cannot run or its
 /// verify pass fails (the CLI's exit 2), `ValueError` for an unknown `to`; rejected and blocked
 /// runs are in the report, not errors.
@@ -613,7 +613,7 @@ fn migrate<'py>(
         }
         if let Err(interrupt) = py.check_signals() {
             cancel.store(true, Ordering::Relaxed);
-            // The chunk in flight is committed and journaled before the engine returns.
+            // The chunks in flight are committed and journaled before the engine returns.
             let _ = py.detach(|| engine.join());
             return Err(interrupt);
         }

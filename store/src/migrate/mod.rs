@@ -5,16 +5,17 @@
 //!   which `planrun convert` reaches through `convert_run`, so a batch gives the bytes of singles.
 //! * **SRC is never written**: it is only listed and read, and DST may not be inside it.
 //! * **Bounded memory.** Only the sorted list of run *names* is held; runs are converted in
-//!   chunks of [`Options::chunk_size`] (256 by default) on a rayon pool, each worker writing its
-//!   own outputs, so at most one chunk of documents is in memory.
+//!   chunks of [`Options::chunk_size`] (256 by default) on a rayon pool whose threads take the
+//!   runs in order, one at a time, each writing its own outputs: a worker holds one run's
+//!   documents, and a finished run only its journal line until its chunk is journaled.
 //! * **Atomic outputs.** Every file is written unnamed (`O_TMPFILE`) in its final directory and
 //!   linked under its name once complete; where that cannot be done, it is written to a hidden
 //!   temp file (`.tmp-planrun-<shard>-<pid>-<n>`) renamed into place ((`write_atomic`)).
 //! * **Group commit.** Per chunk: the `started` lines (one write), the conversions and atomic
 //!   writes, then one `syncfs(2)` on DST's file system, then the `completed`/`failed` lines (one
-//!   write). The sync and the journal writes happen on a committer thread while the workers
-//!   convert the next chunk, so conversion never waits for the disk (at most two chunks run
-//!   ahead); chunks that finish during a sync share the next one.
+//!   write). The sync and the journal writes happen on a committer thread, chunk after chunk in
+//!   order, while the workers convert the next chunk, so conversion never waits for the disk (a
+//!   few chunks run ahead at most); chunks that finish during a sync share the next one.
 //!   With `--durable`: each output is fsynced before it gets its name, each touched directory
 //!   after, and the journal after every append.
 //! * **Resume.** A run counts as done only when its last journal line is `completed` *and* its
@@ -26,12 +27,12 @@
 //!
 //! What a crash can lose. **SIGKILL**: nothing that was journaled `completed` (its output was
 //! in place under its name before the line was written, and the page cache survives the
-//! process); the runs of the chunk in flight are redone on resume; their unnamed files vanish
+//! process); the runs of the chunks in flight are redone on resume; their unnamed files vanish
 //! with the process, and temp files and a torn last journal line are cleaned up. **Power loss**
 //! (default mode): every run whose `completed` line survives has its output on disk, because
 //! the chunk's `syncfs` came before that line was written; the journal lines written since the
-//! last `syncfs` (at most one chunk's) may be lost, and those runs are redone with the (at most
-//! two) chunks in flight; an output that reached the disk only in part is caught by the
+//! last `syncfs` may be lost, and those runs are redone with the chunks in flight (a few at
+//! most); an output that reached the disk only in part is caught by the
 //! size/hash check and redone. With `--durable` a `completed` line, once written, is itself on
 //! disk. Both rely on the file system and the disk honouring `syncfs`/`fsync`.
 
