@@ -192,10 +192,16 @@ impl<T> Cache<T> {
         }
         let read = Arc::new(read());
         let mut cache = lock();
-        if cache.len() >= References::CAPACITY {
-            cache.clear();
-        }
+        // A full cache is emptied, and what it held freed after the lock is let go: freeing
+        // thousands of documents takes milliseconds, which the other workers would wait out.
+        let full = if cache.len() >= References::CAPACITY {
+            std::mem::take(&mut *cache)
+        } else {
+            HashMap::new()
+        };
         cache.insert(id.to_owned(), Arc::clone(&read));
+        drop(cache);
+        drop(full);
         read
     }
 }
@@ -837,5 +843,26 @@ mod tests {
         );
         assert!(matches!(&*cache.end_user(&store, "bob"), Err(f) if f.kind == "syntax"));
         assert!(matches!(&*cache.end_user(&store, "eve"), Ok(None)));
+    }
+
+    #[test]
+    fn a_full_cache_starts_over_and_still_gives_each_id_its_own_value() {
+        let cache: Cache<String> = Cache::default();
+        let reads = std::cell::Cell::new(0);
+        let get = |id: &str| {
+            cache.get(id, || {
+                reads.set(reads.get() + 1);
+                id.to_uppercase()
+            })
+        };
+        for i in 0..=References::CAPACITY {
+            assert_eq!(*get(&format!("id{i}")), format!("ID{i}"));
+        }
+        assert_eq!(reads.get(), References::CAPACITY + 1);
+        assert_eq!(cache.0.lock().unwrap().len(), 1, "emptied when full");
+        let last = format!("id{}", References::CAPACITY);
+        assert!(Arc::ptr_eq(&get(&last), &get(&last)));
+        assert_eq!(*get("id0"), "ID0");
+        assert_eq!(reads.get(), References::CAPACITY + 2, "id0 was read again");
     }
 }
