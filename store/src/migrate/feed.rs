@@ -313,53 +313,48 @@ mod tests {
         assert_eq!(sent.load(Ordering::SeqCst), 10);
     }
 
+    /// Two calls under way at once: each call waits (up to five seconds) for another to be
+    /// under way beside it, and says whether one was; calls made one at a time never see one.
+    #[derive(Default)]
+    struct Meeting(Mutex<usize>, std::sync::Condvar);
+
+    impl Meeting {
+        fn meet(&self) -> bool {
+            let mut count = lock(&self.0);
+            *count += 1;
+            self.1.notify_all();
+            let (count, _) = self
+                .1
+                .wait_timeout_while(count, std::time::Duration::from_secs(5), |c| *c < 2)
+                .unwrap();
+            *count >= 2
+        }
+    }
+
     #[test]
     fn two_threads_fold_two_batches_at_once() {
-        // Each fold waits (up to five seconds) for another fold to be under way beside it; folds
-        // taken one at a time would never see one.
-        let inside = (Mutex::new(0usize), std::sync::Condvar::new());
-        let met = AtomicUsize::new(0);
-        fed_by(
+        let meeting = Meeting::default();
+        let ((), met) = fed_by(
             &pool(2),
             |send| {
                 send(());
                 send(());
             },
-            |&mut (): &mut (), ()| {
-                let (count, changed) = &inside;
-                let mut count = lock(count);
-                *count += 1;
-                changed.notify_all();
-                let (count, _) = changed
-                    .wait_timeout_while(count, std::time::Duration::from_secs(5), |c| *c < 2)
-                    .unwrap();
-                if *count >= 2 {
-                    met.fetch_add(1, Ordering::SeqCst);
-                }
-            },
+            |met: &mut usize, ()| *met += usize::from(meeting.meet()),
         );
-        assert_eq!(met.load(Ordering::SeqCst), 2);
+        assert_eq!(met.iter().sum::<usize>(), 2);
     }
 
     #[test]
     fn two_threads_run_two_items_at_once() {
-        let inside = (Mutex::new(0usize), std::sync::Condvar::new());
+        let meeting = Meeting::default();
         let mut finished = Vec::new();
         chunks_in_order(
             &pool(2),
             &[0, 1],
             2,
             |_| true,
-            |_| {
-                let (count, changed) = &inside;
-                let mut count = lock(count);
-                *count += 1;
-                changed.notify_all();
-                let (count, _) = changed
-                    .wait_timeout_while(count, std::time::Duration::from_secs(5), |c| *c < 2)
-                    .unwrap();
-                *count >= 2
-            },
+            |_| meeting.meet(),
             |_| false,
             |results| finished.extend(results),
         );
