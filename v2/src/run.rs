@@ -95,6 +95,7 @@ pub struct LegacyResidue {
     /// The legacy wire version the run was converted from, e.g. `R4` or `W1`.
     pub source_version: String,
     /// The kept values, keyed by JSON pointer into the legacy source document.
+    #[serde(deserialize_with = "crate::wire::value_map")]
     pub entries: IndexMap<String, serde_json::Value>,
 }
 

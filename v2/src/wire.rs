@@ -11,6 +11,7 @@ use std::cell::Cell;
 use std::fmt;
 use std::marker::PhantomData;
 
+use indexmap::IndexMap;
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::de::{DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer};
@@ -98,6 +99,38 @@ pub(crate) fn value<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Value,
         deserializer.deserialize_any(Checked).map(|()| Value::Null)
     } else {
         Value::deserialize(deserializer)
+    }
+}
+
+/// Reads an object of free-form values keyed by strings (`#[serde(deserialize_with =
+/// "wire::value_map")]`): the map, or an empty one after checking it inside [`checking_values`].
+pub(crate) fn value_map<'de, D: Deserializer<'de>>(
+    deserializer: D,
+) -> Result<IndexMap<String, Value>, D::Error> {
+    if CHECKING.with(Cell::get) {
+        deserializer
+            .deserialize_map(CheckedMap)
+            .map(|()| IndexMap::new())
+    } else {
+        IndexMap::deserialize(deserializer)
+    }
+}
+
+/// Visits an object as `IndexMap<String, Value>`'s visitor does (string keys, any values; a
+/// repeated key is accepted, the map keeping the last), keeping nothing.
+struct CheckedMap;
+
+impl<'de> Visitor<'de> for CheckedMap {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a map")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        while map.next_key_seed(Key)?.is_some() {
+            map.next_value_seed(Checked)?;
+        }
+        Ok(())
     }
 }
 

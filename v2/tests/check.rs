@@ -101,6 +101,39 @@ fn top_level_edits_get_the_readers_verdicts() {
     same_verdict(&checker, &serde_json::to_string(&null_legacy).unwrap());
 }
 
+/// The residue's entries are checked without being built (`wire::value_map`): the checker
+/// must take exactly the objects `IndexMap<String, Value>` takes, a repeated key included.
+#[test]
+fn residue_entries_get_the_readers_verdicts() {
+    let checker = Checker::new();
+    let text = serde_json::to_string_pretty(&fixture()).unwrap();
+    let at = text
+        .find("\"entries\": ")
+        .expect("the fixture has a residue")
+        + "\"entries\": ".len();
+    let end = at + text[at..].find("\n    }").expect("the entries end") + "\n    }".len();
+    let mut verdicts = Vec::new();
+    for entries in [
+        "{}",
+        r#"{"/run/a": 1, "/run/a": [true, null, {"b": -0.0}]}"#,
+        r#"{"/run/a": 12345678901234567890123456789, "/run/b": "\u00e9\n"}"#,
+        r#"{"/run/a": }"#,
+        r#"{"/run/a" 1}"#,
+        "{1: 1}",
+        r#"[["/run/a", 1]]"#,
+        "null",
+        r#""entries""#,
+        r#"{"/run/a": 1,}"#,
+    ] {
+        let case = format!("{}{entries}{}", &text[..at], &text[end..]);
+        verdicts.push(same_verdict(&checker, &case));
+    }
+    assert_eq!(
+        verdicts,
+        [true, true, true, false, false, false, false, false, false, false]
+    );
+}
+
 #[test]
 fn bytes_that_are_not_utf8_get_the_readers_verdict() {
     let checker = Checker::new();
