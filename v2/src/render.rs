@@ -22,8 +22,11 @@ impl<T: Serialize + PartialEq> Rendered<T> {
     /// Renders `value` once.
     pub fn new(value: impl Into<Arc<T>>) -> Self {
         let value = value.into();
-        // Inside `[…]` the value is written one level down, as a field of a run is.
-        let mut text = serde_json::to_string_pretty(&[&*value]).expect("V2 values are JSON");
+        // Inside `[…]` the value is written one level down, as a field of a run is; by the
+        // writer that writes the runs (serde_json's bytes, faster).
+        let mut bytes = Vec::new();
+        planrun_wire::json::to_vec_pretty(&mut bytes, &[&*value]).expect("V2 values are JSON");
+        let mut text = String::from_utf8(bytes).expect("JSON text is UTF-8");
         text.truncate(text.len() - "\n]".len());
         text.drain(.."[\n  ".len());
         let text = RawValue::from_string(text).expect("one JSON value");
