@@ -32,20 +32,28 @@ pub fn field_of(pointer: &str) -> String {
 fn write_field(out: &mut String, pointer: &str) {
     let mut prev = "";
     // The tokens after each `/`, found by byte and sliced at those (ASCII) bytes: neither a
-    // searcher nor a UTF-8 check per token, on every entry of every run.
+    // searcher nor a UTF-8 check per token, on every entry of every run. The tokens kept as
+    // they are between two replaced ones are copied in one piece.
+    let mut kept = 0;
     let mut slashes = pointer.bytes().enumerate().filter(|(_, b)| *b == b'/');
     let mut next = slashes.next().map(|(at, _)| at);
+    let start = next.unwrap_or(pointer.len());
+    let mut kept_from = start;
     while let Some(at) = next {
         next = slashes.next().map(|(at, _)| at);
-        let token = &pointer[at + 1..next.unwrap_or(pointer.len())];
-        out.push('/');
+        let end = next.unwrap_or(pointer.len());
+        let token = &pointer[at + 1..end];
         let index = !token.is_empty() && token.bytes().all(|b| b.is_ascii_digit());
         if index || keyed(prev) {
+            out.push_str(&pointer[kept_from..=at]);
             out.push('*');
-        } else {
-            out.push_str(token);
+            kept_from = end;
         }
+        kept += 1;
         prev = token;
+    }
+    if kept > 0 {
+        out.push_str(&pointer[kept_from..]);
     }
 }
 
@@ -55,7 +63,8 @@ type Counts = Vec<(EntryKind, String, u64)>;
 /// Adds `entries` to `counts`, keeping it sorted; a field is copied once per distinct (kind,
 /// field), not once per entry.
 fn count<'a>(counts: &mut Counts, entries: impl IntoIterator<Item = &'a Entry>) {
-    let mut field = String::new();
+    // Room for a typical field at once, rather than growing four times on the first one.
+    let mut field = String::with_capacity(96);
     for entry in entries {
         let pointer = entry.from.as_deref().or(entry.to.as_deref()).unwrap_or("");
         field.clear();
@@ -290,6 +299,36 @@ mod tests {
         assert_eq!(field_of("/"), "/");
         assert_eq!(field_of("//a/"), "//a/");
         assert_eq!(field_of("run/3/é/step_outputs/x"), "/*/é/step_outputs/*");
+    }
+
+    /// The rule of [`field_of`] token by token, as plainly as it can be written.
+    fn field_by_tokens(pointer: &str) -> String {
+        let Some((_, rest)) = pointer.split_once('/') else {
+            return String::new();
+        };
+        let mut out = String::new();
+        let mut prev = "";
+        for token in rest.split('/') {
+            out.push('/');
+            let index = !token.is_empty() && token.bytes().all(|b| b.is_ascii_digit());
+            out.push_str(if index || keyed(prev) { "*" } else { token });
+            prev = token;
+        }
+        out
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn fields_are_the_token_by_token_rule(
+            tokens in proptest::collection::vec(
+                "(|[0-9]{1,3}|step_outputs|plan_run_inputs|extra|x|\\$é|[a-z~0-9]{1,6})",
+                0..8,
+            ),
+            head in "(|run)",
+        ) {
+            let pointer = tokens.iter().fold(head, |pointer, token| pointer + "/" + token);
+            proptest::prop_assert_eq!(field_of(&pointer), field_by_tokens(&pointer));
+        }
     }
 
     fn report(entries: &[(EntryKind, Option<&str>, Option<&str>)]) -> LossReport {
