@@ -143,6 +143,17 @@ fn word_escapes(block: &[u8; BLOCK]) -> u32 {
 mod tests {
     use super::*;
 
+    /// Holds the escape of `text` to serde_json's; `case` names it in a failure.
+    fn escapes_as_serde_json(text: &str, case: &str) {
+        let mut ours = Vec::new();
+        escape_into(&mut ours, text);
+        assert_eq!(
+            String::from_utf8(ours).unwrap(),
+            serde_json::to_string(text).unwrap(),
+            "{case}"
+        );
+    }
+
     #[test]
     fn every_byte_is_escaped_as_serde_json_escapes_it() {
         for byte in 0..=0x7fu8 {
@@ -150,13 +161,7 @@ mod tests {
                 .chain("abcdefghijklmnopqrstuvwxyz".chars())
                 .chain([char::from(byte)])
                 .collect();
-            let mut ours = Vec::new();
-            escape_into(&mut ours, &text);
-            assert_eq!(
-                String::from_utf8(ours).unwrap(),
-                serde_json::to_string(&text).unwrap(),
-                "byte {byte:#x}"
-            );
+            escapes_as_serde_json(&text, &format!("byte {byte:#x}"));
         }
     }
 
@@ -196,13 +201,7 @@ mod tests {
                 let text: String = (0..len)
                     .map(|i| if i % (gap + 1) == gap { '"' } else { 'x' })
                     .collect();
-                let mut ours = Vec::new();
-                escape_into(&mut ours, &text);
-                assert_eq!(
-                    String::from_utf8(ours).unwrap(),
-                    serde_json::to_string(&text).unwrap(),
-                    "gap {gap}, length {len}"
-                );
+                escapes_as_serde_json(&text, &format!("gap {gap}, length {len}"));
             }
         }
     }
