@@ -10,7 +10,7 @@ import time
 import pytest
 
 import planrun_migrate as pm
-from conftest import EXAMPLE_STORE
+from conftest import EXAMPLE_STORE, cli
 
 RUN = EXAMPLE_STORE / "prun-7f1c3b6e-8a9d-4eaf-8b1c-3d4e5f6a7b82.json"
 
@@ -53,8 +53,19 @@ def test_python_runs_while_a_conversion_is_in_progress(big_run):
     assert len(inside) > 100, f"{len(inside)} turns of the spinner in {end - start:.3f}s"
 
 
-def test_python_runs_while_a_migration_is_in_progress(generated, tmp_path):
-    ticks, start, end = ticks_during(lambda: pm.migrate(generated, tmp_path / "dst", jobs=1))
+@pytest.fixture(scope="module")
+def long_store(planrun, tmp_path_factory) -> object:
+    """A generated store whose migration takes a few hundred milliseconds: the session's
+    400-run store migrates in about 60 ms, too quick to tell."""
+    store = tmp_path_factory.mktemp("long") / "store"
+    result = cli(planrun, "gen", "--runs", "3000", "--seed", "15", "--out", store)
+    assert result.returncode == 0, result.stderr.decode()
+    return store
+
+
+def test_python_runs_while_a_migration_is_in_progress(long_store, tmp_path):
+    ticks, start, end = ticks_during(lambda: pm.migrate(long_store, tmp_path / "dst", jobs=1))
+    assert end - start > 0.1, "the migration is too quick to tell"
     inside = [t for t in ticks if start + 0.03 < t < end - 0.03]
     assert len(inside) > 100, f"{len(inside)} turns of the spinner in {end - start:.3f}s"
 
