@@ -194,11 +194,7 @@ impl<T> Cache<T> {
         let mut cache = lock();
         // A full cache is emptied, and what it held freed after the lock is let go: freeing
         // thousands of documents takes milliseconds, which the other workers would wait out.
-        let full = if cache.len() >= References::CAPACITY {
-            std::mem::take(&mut *cache)
-        } else {
-            HashMap::new()
-        };
+        let full = (cache.len() >= References::CAPACITY).then(|| std::mem::take(&mut *cache));
         cache.insert(id.to_owned(), Arc::clone(&read));
         drop(cache);
         drop(full);

@@ -34,11 +34,12 @@ fn write_field(out: &mut String, pointer: &str) {
     // The tokens after each `/`, found by byte and sliced at those (ASCII) bytes: neither a
     // searcher nor a UTF-8 check per token, on every entry of every run. The tokens kept as
     // they are between two replaced ones are copied in one piece.
-    let mut kept = 0;
     let mut slashes = pointer.bytes().enumerate().filter(|(_, b)| *b == b'/');
-    let mut next = slashes.next().map(|(at, _)| at);
-    let start = next.unwrap_or(pointer.len());
-    let mut kept_from = start;
+    let Some((first, _)) = slashes.next() else {
+        return;
+    };
+    let mut next = Some(first);
+    let mut kept_from = first;
     while let Some(at) = next {
         next = slashes.next().map(|(at, _)| at);
         let end = next.unwrap_or(pointer.len());
@@ -49,12 +50,9 @@ fn write_field(out: &mut String, pointer: &str) {
             out.push('*');
             kept_from = end;
         }
-        kept += 1;
         prev = token;
     }
-    if kept > 0 {
-        out.push_str(&pointer[kept_from..]);
-    }
+    out.push_str(&pointer[kept_from..]);
 }
 
 /// Entries counted per kind and field, sorted by kind, then field.
