@@ -7,7 +7,9 @@ use std::fmt;
 
 use planrun_wire::join;
 use serde::Serialize;
-use serde_json::{Map, Value};
+use serde_json::Value;
+
+use crate::node::{Node, Object};
 
 use crate::clarification::{Category, ClarificationRules, RunRefKey};
 use crate::error::{ErrorKind, ParseError};
@@ -217,38 +219,6 @@ impl Facts<'_> {
     }
 }
 
-/// Key lookups that compare the keys instead of hashing the one looked up: the objects
-/// detection looks into have a few keys each, and serde_json's map hashes with SipHash, which
-/// costs more than comparing a few keys (mostly by length alone).
-trait Fields {
-    /// The value of `key`, if it has one.
-    fn field(&self, key: &str) -> Option<&Value>;
-
-    /// Whether it has `key`.
-    fn has(&self, key: &str) -> bool {
-        self.field(key).is_some()
-    }
-}
-
-impl Fields for Map<String, Value> {
-    #[inline]
-    fn field(&self, key: &str) -> Option<&Value> {
-        /// Beyond this many keys the map's index is cheaper.
-        const SCAN: usize = 16;
-        if self.len() > SCAN {
-            return self.get(key);
-        }
-        self.iter().find_map(|(k, v)| (k == key).then_some(v))
-    }
-}
-
-impl Fields for Value {
-    #[inline]
-    fn field(&self, key: &str) -> Option<&Value> {
-        self.as_object()?.field(key)
-    }
-}
-
 fn all(first: Version, last: Version) -> VersionSet {
     VersionSet::range(first, last)
 }
@@ -271,28 +241,33 @@ fn child(pointer: &str, key: &str) -> String {
 }
 
 /// Says what the document is and which versions could have written it.
-pub(crate) fn detect_tree(src: &[u8], tree: &Value) -> Result<Detection, ParseError> {
+pub(crate) fn detect_node(src: &[u8], tree: &Node) -> Result<Detection, ParseError> {
     let (kind, facts) = collect_facts(src, tree)?;
     facts.conclude(kind)
+}
+
+/// [`detect_node`] of a `Value`.
+pub(crate) fn detect_tree(src: &[u8], tree: &Value) -> Result<Detection, ParseError> {
+    detect_node(src, &Node::borrowed(tree))
 }
 
 /// What the document is and every fact found in it, before the facts are weighed against each
 /// other: a document whose facts contradict each other (written by no one version) is still
 /// judged fact by fact against one SDK version.
 pub(crate) fn facts_of(src: &[u8], tree: &Value) -> Result<(DocKind, Vec<Evidence>), ParseError> {
-    let (kind, facts) = collect_facts(src, tree)?;
+    let (kind, facts) = collect_facts(src, &Node::borrowed(tree))?;
     Ok((kind, facts.hard.into_iter().chain(facts.soft).collect()))
 }
 
-fn collect_facts<'a>(src: &'a [u8], tree: &Value) -> Result<(DocKind, Facts<'a>), ParseError> {
+fn collect_facts<'a>(src: &'a [u8], tree: &Node) -> Result<(DocKind, Facts<'a>), ParseError> {
     let mut facts = Facts {
         src,
         hard: Vec::new(),
         soft: Vec::new(),
     };
     let obj = match tree {
-        Value::Object(obj) => obj,
-        Value::Array(items) if !items.is_empty() && items.iter().all(is_step_output_value) => {
+        Node::Object(obj) => obj,
+        Node::Array(items) if !items.is_empty() && items.iter().all(is_step_output_value) => {
             facts.hard(
                 "",
                 "a list of RunContext.step_output_values (v0.8.0+)",
@@ -344,16 +319,16 @@ fn collect_facts<'a>(src: &'a [u8], tree: &Value) -> Result<(DocKind, Facts<'a>)
     Ok((kind, facts))
 }
 
-fn is_step_output_value(value: &Value) -> bool {
+fn is_step_output_value(value: &Node) -> bool {
     value
         .as_object()
         .is_some_and(|o| o.has("step_name") && o.has("step_num"))
 }
 
-fn unrecognised(src: &[u8], tree: &Value) -> ParseError {
+fn unrecognised(src: &[u8], tree: &Node) -> ParseError {
     let shape = match tree {
-        Value::Object(obj) if obj.is_empty() => "an empty object".to_owned(),
-        Value::Object(obj) => format!(
+        Node::Object(obj) if obj.is_empty() => "an empty object".to_owned(),
+        Node::Object(obj) => format!(
             "an object with keys {}",
             obj.keys()
                 .take(8)
@@ -361,7 +336,7 @@ fn unrecognised(src: &[u8], tree: &Value) -> ParseError {
                 .collect::<Vec<_>>()
                 .join(", ")
         ),
-        Value::Array(_) => "an array".to_owned(),
+        Node::Array(_) => "an array".to_owned(),
         other => format!("a {}", json_type(other)),
     };
     located(
@@ -372,29 +347,29 @@ fn unrecognised(src: &[u8], tree: &Value) -> ParseError {
     )
 }
 
-fn json_type(value: &Value) -> &'static str {
+fn json_type(value: &Node) -> &'static str {
     match value {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
+        Node::Null => "null",
+        Node::Bool(_) => "boolean",
+        Node::Number(_) => "number",
+        Node::String(_) => "string",
+        Node::Array(_) => "array",
+        Node::Object(_) => "object",
     }
 }
 
 /// `prun` of an id `"prun-…"`; `None` when the value is not a string with a prefix.
-pub(crate) fn prefix_of(value: Option<&Value>) -> Option<&str> {
-    value?.as_str()?.split_once('-').map(|(p, _)| p)
+pub(crate) fn prefix_of(text: Option<&str>) -> Option<&str> {
+    text?.split_once('-').map(|(p, _)| p)
 }
 
 fn run_prefix_fact(
     facts: &mut Facts,
     pointer: impl Into<Cow<'static, str>>,
-    value: Option<&Value>,
+    value: Option<&Node>,
     what: &str,
 ) {
-    match prefix_of(value) {
+    match prefix_of(value.and_then(Node::as_str)) {
         Some("wkfl") => facts.hard(pointer, join!(what, " prefix wkfl-"), all(W1, W1)),
         Some("pr") => facts.hard(pointer, join!(what, " prefix pr-"), all(R0, R0)),
         Some("prun") => facts.hard(pointer, join!(what, " prefix prun-"), since(R1)),
@@ -402,7 +377,7 @@ fn run_prefix_fact(
     }
 }
 
-fn run_facts(facts: &mut Facts, obj: &Map<String, Value>) {
+fn run_facts(facts: &mut Facts, obj: &Object) {
     run_prefix_fact(facts, "/id", obj.field("id"), "id");
     if obj.has("current_step_id") {
         facts.soft(
@@ -430,11 +405,11 @@ fn run_facts(facts: &mut Facts, obj: &Map<String, Value>) {
     } else {
         facts.soft("", "no plan_run_inputs", all(W1, R4));
     }
-    let Some(outputs) = obj.field("outputs").and_then(Value::as_object) else {
+    let Some(outputs) = obj.field("outputs").and_then(Node::as_object) else {
         return;
     };
-    let step_outputs = outputs.field("step_outputs").and_then(Value::as_object);
-    let is_memory = |v: &Value| v.field("output_name").is_some();
+    let step_outputs = outputs.field("step_outputs").and_then(Node::as_object);
+    let is_memory = |v: &Node| v.field("output_name").is_some();
     let memory = step_outputs
         .into_iter()
         .flatten()
@@ -449,7 +424,7 @@ fn run_facts(facts: &mut Facts, obj: &Map<String, Value>) {
     }
     for (i, clar) in outputs
         .field("clarifications")
-        .and_then(Value::as_array)
+        .and_then(Node::as_array)
         .into_iter()
         .flatten()
         .enumerate()
@@ -460,7 +435,7 @@ fn run_facts(facts: &mut Facts, obj: &Map<String, Value>) {
     }
 }
 
-fn context_facts(facts: &mut Facts, ec: &Map<String, Value>) {
+fn context_facts(facts: &mut Facts, ec: &Object) {
     let p = |k: &str| child("/execution_context", k);
     let old_ext = [
         "planner_system_context_extension",
@@ -492,7 +467,7 @@ fn context_facts(facts: &mut Facts, ec: &Map<String, Value>) {
     }
 }
 
-fn clarification_facts(facts: &mut Facts, pointer: &str, clar: &Map<String, Value>) {
+fn clarification_facts(facts: &mut Facts, pointer: &str, clar: &Object) {
     if clar.has("workflow_id") {
         facts.hard(
             child(pointer, "workflow_id"),
@@ -528,7 +503,7 @@ fn clarification_facts(facts: &mut Facts, pointer: &str, clar: &Map<String, Valu
             "clarification without its run reference (v0.7.0+)",
             ClarificationRules::run_ref_optional_in(),
         ),
-        Some((key, Value::Null)) => facts.hard(
+        Some((key, Node::Null)) => facts.hard(
             child(pointer, key.as_str()),
             "clarification with a null run reference (v0.7.0+)",
             ClarificationRules::run_ref_optional_in(),
@@ -537,7 +512,7 @@ fn clarification_facts(facts: &mut Facts, pointer: &str, clar: &Map<String, Valu
     }
     let category = clar
         .field("category")
-        .and_then(Value::as_str)
+        .and_then(Node::as_str)
         .and_then(|text| Category::ALL.into_iter().find(|c| c.as_str() == text));
     if let Some((versions, Some(when))) = category.map(Category::era) {
         facts.hard(
@@ -549,7 +524,7 @@ fn clarification_facts(facts: &mut Facts, pointer: &str, clar: &Map<String, Valu
             versions,
         );
     }
-    match clar.field("category").and_then(Value::as_str) {
+    match clar.field("category").and_then(Node::as_str) {
         Some("Action") if clar.has("require_confirmation") => {
             facts.hard(
                 child(pointer, "require_confirmation"),
@@ -573,13 +548,13 @@ fn clarification_facts(facts: &mut Facts, pointer: &str, clar: &Map<String, Valu
     }
 }
 
-fn plan_facts(facts: &mut Facts, obj: &Map<String, Value>) -> Result<(), ParseError> {
-    let steps: Vec<&Map<String, Value>> = obj
+fn plan_facts(facts: &mut Facts, obj: &Object) -> Result<(), ParseError> {
+    let steps: Vec<&Object> = obj
         .field("steps")
-        .and_then(Value::as_array)
+        .and_then(Node::as_array)
         .into_iter()
         .flatten()
-        .filter_map(Value::as_object)
+        .filter_map(Node::as_object)
         .collect();
     let declared = ["task", "inputs", "tool_id", "output", "condition"];
     let mut variables = 0;
@@ -588,7 +563,7 @@ fn plan_facts(facts: &mut Facts, obj: &Map<String, Value>) -> Result<(), ParseEr
     for (i, step) in steps.iter().enumerate() {
         for (j, var) in step
             .field("inputs")
-            .and_then(Value::as_array)
+            .and_then(Node::as_array)
             .into_iter()
             .flatten()
             .enumerate()
@@ -602,7 +577,7 @@ fn plan_facts(facts: &mut Facts, obj: &Map<String, Value>) -> Result<(), ParseEr
                 without_description = Some(p);
             }
         }
-        if let Some(extra) = step.keys().find(|k| !declared.contains(&k.as_str())) {
+        if let Some(extra) = step.keys().find(|k| !declared.contains(k)) {
             facts.hard(
                 child(&join!("/steps/", i), extra),
                 format!("step key {extra:?} kept by extra=\"allow\" (0.1.7+)"),
@@ -636,9 +611,9 @@ fn plan_facts(facts: &mut Facts, obj: &Map<String, Value>) -> Result<(), ParseEr
     if let Some(tools) = obj
         .field("plan_context")
         .and_then(|c| c.field("tool_ids"))
-        .and_then(Value::as_array)
+        .and_then(Node::as_array)
     {
-        let names: Vec<&str> = tools.iter().filter_map(Value::as_str).collect();
+        let names: Vec<&str> = tools.iter().filter_map(Node::as_str).collect();
         // Soft: the SDK sorts tool_ids only when it writes a plan (from 0.1.6) and reads them in
         // any order, so a plan another tool wrote (a downgrade of a V2 plan, say) may hold them
         // unsorted in any release.
@@ -667,13 +642,13 @@ fn plan_facts(facts: &mut Facts, obj: &Map<String, Value>) -> Result<(), ParseEr
 /// (v0.3.2 on), so a plan that repeats one is refused too.
 fn plan_validator_facts(
     facts: &mut Facts,
-    obj: &Map<String, Value>,
-    steps: &[&Map<String, Value>],
+    obj: &Object,
+    steps: &[&Object],
 ) -> Result<(), ParseError> {
     let conditioned = steps.iter().any(|s| s.has("condition"));
     let keys = steps.iter().map(|step| {
-        let condition = step.field("condition").and_then(Value::as_str);
-        let output = step.field("output").and_then(Value::as_str);
+        let condition = step.field("condition").and_then(Node::as_str);
+        let output = step.field("output").and_then(Node::as_str);
         output.map(|output| validator_key(output, condition))
     });
     if let Some((i, key)) = first_repeated(keys) {
@@ -695,10 +670,10 @@ fn plan_validator_facts(
     for key in ["inputs", "plan_inputs"] {
         let inputs = obj
             .field(key)
-            .and_then(Value::as_array)
+            .and_then(Node::as_array)
             .into_iter()
             .flatten();
-        let names = inputs.map(|input| input.field("name").and_then(Value::as_str));
+        let names = inputs.map(|input| input.field("name").and_then(Node::as_str));
         if let Some((i, name)) = first_repeated(names) {
             return Err(located(
                 facts.src,
@@ -711,11 +686,11 @@ fn plan_validator_facts(
     Ok(())
 }
 
-fn end_user_facts(facts: &mut Facts, obj: &Map<String, Value>) {
+fn end_user_facts(facts: &mut Facts, obj: &Object) {
     facts.hard("", "an EndUser (v0.3.0+)", since(R4));
     if let Some((k, _)) = obj
         .field("additional_data")
-        .and_then(Value::as_object)
+        .and_then(Node::as_object)
         .and_then(|d| d.iter().find(|(_, v)| v.is_null()))
     {
         facts.hard(
@@ -726,7 +701,7 @@ fn end_user_facts(facts: &mut Facts, obj: &Map<String, Value>) {
     }
 }
 
-fn tool_call_facts(facts: &mut Facts, obj: &Map<String, Value>) {
+fn tool_call_facts(facts: &mut Facts, obj: &Object) {
     if obj.has("workflow_id") {
         facts.hard("/workflow_id", "tool call workflow_id", all(W1, W1));
     }

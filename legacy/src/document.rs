@@ -6,10 +6,11 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::context::{EndUser, StepOutputValue, ToolCallRecord};
-use crate::detect::{detect_tree, Detection, DocKind};
+use crate::detect::{detect_node, detect_tree, Detection, DocKind};
 use crate::error::{ErrorKind, ParseError};
 use crate::id::{Prefix, PrefixedId, RunId};
 use crate::json::{located, parse_value, to_sdk_json, writes_as_sdk, Difference, Tree};
+use crate::node::Node;
 use crate::output::Output;
 use crate::plan::Plan;
 use crate::run::{LegacyRun, RunR1, RunR2, RunR3, RunR4, RunR5, RunR6, RunW1};
@@ -149,7 +150,20 @@ impl Parsed {
 
 /// Detects and parses a legacy document.
 pub fn parse(src: &[u8]) -> Result<Parsed, ParseError> {
-    let (detection, document, step_key) = detect_and_read(src)?;
+    parse_by(src, detect_and_read)
+}
+
+/// [`parse`] by the reference reader: the text parsed into a `serde_json::Value`, detection and
+/// the typed read done on that tree. [`parse`] gives the same result from a lighter tree; the
+/// tests hold the two to each other.
+pub fn parse_by_value(src: &[u8]) -> Result<Parsed, ParseError> {
+    parse_by(src, detect_and_read_value)
+}
+
+type Reader = fn(&[u8]) -> Result<(Detection, LegacyDocument, StepKey), ParseError>;
+
+fn parse_by(src: &[u8], read: Reader) -> Result<Parsed, ParseError> {
+    let (detection, document, step_key) = read(src)?;
     let mut parsed = Parsed {
         document,
         detection,
@@ -176,8 +190,19 @@ pub fn read(src: &[u8]) -> Result<(Detection, LegacyDocument), ParseError> {
     Ok((detection, document))
 }
 
-/// The tree of `src`, what it is, and the document read from it as that version.
+/// What `src` is, and the document read from it as that version, through a [`Node`] tree;
+/// text that tree does not parse is left to [`detect_and_read_value`], which locates its error.
 fn detect_and_read(src: &[u8]) -> Result<(Detection, LegacyDocument, StepKey), ParseError> {
+    let Some(input) = std::str::from_utf8(src).ok().and_then(Node::parse) else {
+        return detect_and_read_value(src);
+    };
+    let detection = detect_node(src, &input)?;
+    let (document, step_key) = read_document(src, input, detection.kind, detection.version())?;
+    Ok((detection, document, step_key))
+}
+
+/// [`detect_and_read`] through a `serde_json::Value` tree.
+fn detect_and_read_value(src: &[u8]) -> Result<(Detection, LegacyDocument, StepKey), ParseError> {
     let input = parse_value(src)?;
     let detection = detect_tree(src, &input)?;
     let (document, step_key) = read_document(src, input, detection.kind, detection.version())?;
@@ -186,7 +211,10 @@ fn detect_and_read(src: &[u8]) -> Result<(Detection, LegacyDocument, StepKey), P
 
 /// Only detects: what the document is and which versions could have written it.
 pub fn detect(src: &[u8]) -> Result<Detection, ParseError> {
-    detect_tree(src, &parse_value(src)?)
+    match std::str::from_utf8(src).ok().and_then(Node::parse) {
+        Some(input) => detect_node(src, &input),
+        None => detect_tree(src, &parse_value(src)?),
+    }
 }
 
 /// Reads a document of `kind`; a run as `version`.
@@ -215,17 +243,13 @@ fn read_run(
     input: impl Tree,
     version: Version,
 ) -> Result<(LegacyDocument, StepKey), ParseError> {
-    let obj = input
-        .value()
-        .as_object()
-        .expect("detection found an object");
-    if !obj.contains_key("current_step_id") {
+    if !input.has("current_step_id") {
         return Ok((
             LegacyDocument::Run(read_run_as(src, input, version)?),
             StepKey::Index,
         ));
     }
-    if obj.contains_key("current_step_index") {
+    if input.has("current_step_index") {
         return Err(located(
             src,
             "/current_step_id".into(),

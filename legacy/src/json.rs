@@ -12,10 +12,11 @@ use serde_json::{Map, Number, Value};
 use planrun_wire::json::{Compare, Layout, Numbers, Writer};
 
 use crate::error::{ErrorKind, ParseError};
+use crate::node::Node;
 
 const DUPLICATE_KEY: &str = "duplicate key ";
 /// The key serde_json uses to hand an exact number through `deserialize_any` (arbitrary_precision).
-const NUMBER_TOKEN: &str = "$serde_json::private::Number";
+pub(crate) const NUMBER_TOKEN: &str = "$serde_json::private::Number";
 
 /// Parses bytes into a JSON tree, rejecting duplicate keys, and reports errors with position.
 pub fn parse_value(src: &[u8]) -> Result<Value, ParseError> {
@@ -57,11 +58,20 @@ pub fn from_tree<T: DeserializeOwned>(src: &[u8], tree: &Value) -> Result<T, Par
     locate_error::<T>(src, tree)
 }
 
+/// Reads a typed document straight from JSON text: what [`parse_value`] then [`from_tree`] give,
+/// without building the `Value` tree unless the text or the document has an error to locate.
+pub fn from_text<T: DeserializeOwned>(src: &[u8]) -> Result<T, ParseError> {
+    match std::str::from_utf8(src).ok().and_then(Node::parse) {
+        Some(node) => node.read(src),
+        None => from_tree(src, &parse_value(src)?),
+    }
+}
+
 /// A parsed tree a typed document is read out of: borrowed, for a caller that still needs it,
 /// or owned, so that its strings move into the document instead of being copied.
 pub(crate) trait Tree: Sized {
-    /// The tree.
-    fn value(&self) -> &Value;
+    /// Whether it is an object with `key`.
+    fn has(&self, key: &str) -> bool;
     /// The tree, owned.
     fn into_owned(self) -> Value;
     /// Reads it as `T`; `src` is the text it was parsed from.
@@ -69,8 +79,8 @@ pub(crate) trait Tree: Sized {
 }
 
 impl Tree for &Value {
-    fn value(&self) -> &Value {
-        self
+    fn has(&self, key: &str) -> bool {
+        self.as_object().is_some_and(|obj| obj.contains_key(key))
     }
     fn into_owned(self) -> Value {
         self.clone()
@@ -81,8 +91,8 @@ impl Tree for &Value {
 }
 
 impl Tree for Value {
-    fn value(&self) -> &Value {
-        self
+    fn has(&self, key: &str) -> bool {
+        (&self).has(key)
     }
     fn into_owned(self) -> Value {
         self
@@ -93,6 +103,23 @@ impl Tree for Value {
         }
         // The tree is gone; only a failed read pays for parsing `src` again to locate the error.
         locate_error::<T>(src, &parse_value(src)?)
+    }
+}
+
+impl Tree for Node<'_> {
+    fn has(&self, key: &str) -> bool {
+        self.field(key).is_some()
+    }
+    fn into_owned(self) -> Value {
+        self.into_value()
+    }
+    fn read<T: DeserializeOwned>(self, src: &[u8]) -> Result<T, ParseError> {
+        if let Ok(value) = T::deserialize(self) {
+            return Ok(value);
+        }
+        // The error is located (or, should a `Value` read the text after all, the document read)
+        // in the `Value` tree, as every reader's is.
+        from_tree(src, &parse_value(src)?)
     }
 }
 

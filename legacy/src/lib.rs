@@ -22,6 +22,7 @@ mod error;
 pub mod head;
 mod id;
 pub mod json;
+mod node;
 mod output;
 mod plan;
 mod run;
@@ -41,7 +42,8 @@ pub use context::{
 };
 pub use detect::{Detection, DocKind, Evidence};
 pub use document::{
-    detect, parse, read, LegacyDocument, Normalization, Parsed, RunContextSnapshot, StepKey,
+    detect, parse, parse_by_value, read, LegacyDocument, Normalization, Parsed, RunContextSnapshot,
+    StepKey,
 };
 pub use error::{ErrorKind, ParseError};
 pub use id::{run_prefixes, ClarificationId, PlanId, Prefix, PrefixedId, RunId, UUID_PATTERN};

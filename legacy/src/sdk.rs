@@ -373,7 +373,7 @@ fn check_run(src: &[u8], input: &Value, sdk: Version) -> Verdict {
     if !missing.is_empty() {
         clauses.push(format!("requires {}", missing.join(", ")));
     }
-    let prefix = prefix_of(input.get("id"));
+    let prefix = prefix_of(input.get("id").and_then(Value::as_str));
     if !clauses.is_empty() {
         let mut why = clauses.join(" and ");
         if sdk == Version::HEAD && prefix.is_some_and(|p| p != "prun") {
@@ -416,7 +416,7 @@ fn check_run(src: &[u8], input: &Value, sdk: Version) -> Verdict {
         for (i, clarification) in list.iter().enumerate() {
             prefixes.push((
                 format!("/outputs/clarifications/{i}/{key}"),
-                prefix_of(clarification.get(key)),
+                prefix_of(clarification.get(key).and_then(Value::as_str)),
             ));
         }
     }

@@ -1,6 +1,8 @@
 //! Law 4 for the legacy formats: for every document, serde accepts it if and only if the
 //! published schema does. serde's verdict is the toolkit's own reading of a file: the document's
-//! JSON text through `json::parse_value`, then `json::from_tree` into the typed model.
+//! JSON text through `json::parse_value`, then `json::from_tree` into the typed model. Each
+//! verdict is also held to `json::from_text`'s, the lighter reader a migration uses: it must read
+//! the same typed value, or fail with the same error.
 //!
 //! Proven over every corpus document (and the hand-made cases), every single-edit mutant of
 //! them, hand-made invalid and lax documents per type, and generated documents (the shared
@@ -11,13 +13,14 @@ mod common {
     pub(crate) mod props;
 }
 
+use std::fmt::Debug;
 use std::panic::AssertUnwindSafe;
 use std::path::Path;
 use std::sync::OnceLock;
 
 use common::corpus::corpus_documents;
 use common::props::config as proptest_config;
-use planrun_legacy::json::{from_tree, parse_value, to_sdk_json};
+use planrun_legacy::json::{from_text, from_tree, parse_value, to_sdk_json};
 use planrun_legacy::strategies::{self, PlanEra};
 use planrun_legacy::{
     detect, run_prefixes, schema_file, schemas, Category, ClarificationRules, Config, EndUser,
@@ -38,14 +41,19 @@ struct Model {
     read: fn(&[u8], &Value) -> Result<(), String>,
 }
 
-fn read<T: DeserializeOwned>(src: &[u8], tree: &Value) -> Result<(), String> {
-    from_tree::<T>(src, tree)
-        .map(drop)
-        .map_err(|e| e.to_string())
+fn read<T: DeserializeOwned + PartialEq + Debug>(src: &[u8], tree: &Value) -> Result<(), String> {
+    let by_tree = from_tree::<T>(src, tree);
+    assert_eq!(
+        from_text::<T>(src),
+        by_tree,
+        "from_text and from_tree disagree on {}",
+        String::from_utf8_lossy(src)
+    );
+    by_tree.map(drop).map_err(|e| e.to_string())
 }
 
 impl Model {
-    fn of<T: DeserializeOwned>(file: &'static str) -> Self {
+    fn of<T: DeserializeOwned + PartialEq + Debug>(file: &'static str) -> Self {
         let schema = schemas()
             .into_iter()
             .find(|(name, _)| *name == file)
