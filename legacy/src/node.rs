@@ -243,7 +243,7 @@ impl<'de> Visitor<'de> for NodeVisitor {
     fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<Node<'de>, A::Error> {
         /// Up to this many keys a new key is compared with each one; beyond, they are hashed.
         const SCAN: usize = 16;
-        let mut entries: Vec<(Cow<'de, str>, Node<'de>)> = Vec::new();
+        let mut entries: Vec<(Cow<'de, str>, Node<'de>)> = Vec::with_capacity(8);
         let mut seen: Option<HashSet<String>> = None;
         while let Some(Key(key)) = access.next_key()? {
             if entries.is_empty() && key == NUMBER_TOKEN {
