@@ -534,6 +534,15 @@ impl<'de> MapAccess<'de> for Entries<'de> {
     }
 }
 
+/// Methods of [`KeyReader`] for what it does not read.
+macro_rules! not_read_here {
+    ($($method:ident)*) => {$(
+        fn $method<V: Visitor<'de>>(self, _: V) -> Result<V::Value, Error> {
+            Err(not_read_here())
+        }
+    )*};
+}
+
 /// An object key, read as `Value`'s map reader reads one: a string. A key read as a number,
 /// a bool or an enum fails here (the models have none), and the caller reads a `Value` instead.
 struct KeyReader<'de>(Cow<'de, str>);
@@ -560,45 +569,12 @@ impl<'de> Deserializer<'de> for KeyReader<'de> {
         visitor.visit_newtype_struct(self)
     }
 
-    fn deserialize_i8<V: Visitor<'de>>(self, _: V) -> Result<V::Value, Error> {
-        Err(not_read_here())
+    not_read_here! {
+        deserialize_i8 deserialize_i16 deserialize_i32 deserialize_i64 deserialize_i128
+        deserialize_u8 deserialize_u16 deserialize_u32 deserialize_u64 deserialize_u128
+        deserialize_f32 deserialize_f64 deserialize_bool
     }
-    fn deserialize_i16<V: Visitor<'de>>(self, _: V) -> Result<V::Value, Error> {
-        Err(not_read_here())
-    }
-    fn deserialize_i32<V: Visitor<'de>>(self, _: V) -> Result<V::Value, Error> {
-        Err(not_read_here())
-    }
-    fn deserialize_i64<V: Visitor<'de>>(self, _: V) -> Result<V::Value, Error> {
-        Err(not_read_here())
-    }
-    fn deserialize_i128<V: Visitor<'de>>(self, _: V) -> Result<V::Value, Error> {
-        Err(not_read_here())
-    }
-    fn deserialize_u8<V: Visitor<'de>>(self, _: V) -> Result<V::Value, Error> {
-        Err(not_read_here())
-    }
-    fn deserialize_u16<V: Visitor<'de>>(self, _: V) -> Result<V::Value, Error> {
-        Err(not_read_here())
-    }
-    fn deserialize_u32<V: Visitor<'de>>(self, _: V) -> Result<V::Value, Error> {
-        Err(not_read_here())
-    }
-    fn deserialize_u64<V: Visitor<'de>>(self, _: V) -> Result<V::Value, Error> {
-        Err(not_read_here())
-    }
-    fn deserialize_u128<V: Visitor<'de>>(self, _: V) -> Result<V::Value, Error> {
-        Err(not_read_here())
-    }
-    fn deserialize_f32<V: Visitor<'de>>(self, _: V) -> Result<V::Value, Error> {
-        Err(not_read_here())
-    }
-    fn deserialize_f64<V: Visitor<'de>>(self, _: V) -> Result<V::Value, Error> {
-        Err(not_read_here())
-    }
-    fn deserialize_bool<V: Visitor<'de>>(self, _: V) -> Result<V::Value, Error> {
-        Err(not_read_here())
-    }
+
     fn deserialize_enum<V: Visitor<'de>>(
         self,
         _name: &'static str,

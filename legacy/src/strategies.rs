@@ -687,6 +687,16 @@ pub enum PlanEra {
 }
 
 impl PlanEra {
+    /// Every era, oldest first.
+    pub const ALL: [PlanEra; 6] = [
+        PlanEra::Alpha,
+        PlanEra::V017,
+        PlanEra::V018,
+        PlanEra::V0112,
+        PlanEra::V032,
+        PlanEra::V034,
+    ];
+
     /// Run versions whose SDK writes plans of this era.
     pub fn versions(self) -> &'static [Version] {
         match self {

@@ -121,15 +121,6 @@ fn hand_picked_texts_read_the_same() {
     same_reading(&bad);
 }
 
-const ERAS: [PlanEra; 6] = [
-    PlanEra::Alpha,
-    PlanEra::V017,
-    PlanEra::V018,
-    PlanEra::V0112,
-    PlanEra::V032,
-    PlanEra::V034,
-];
-
 proptest! {
     #![proptest_config(config())]
 
@@ -142,7 +133,7 @@ proptest! {
 
     #[test]
     fn generated_plans_end_users_outputs_and_tool_calls_read_the_same(
-        plan in prop::sample::select(ERAS.to_vec()).prop_flat_map(plan),
+        plan in prop::sample::select(PlanEra::ALL.to_vec()).prop_flat_map(plan),
         user in end_user(Version::HEAD),
         value in local(),
         call in tool_call(Version::HEAD),

@@ -351,14 +351,7 @@ fn generated_runs_cover_every_category_and_output_kind_of_their_version() {
 #[test]
 fn generated_plans_have_the_shape_of_their_era() {
     let mut runner = TestRunner::deterministic();
-    for era in [
-        PlanEra::Alpha,
-        PlanEra::V017,
-        PlanEra::V018,
-        PlanEra::V0112,
-        PlanEra::V032,
-        PlanEra::V034,
-    ] {
+    for era in PlanEra::ALL {
         let strategy = plan(era);
         let (mut values, mut conditions, mut extras, mut unsorted, mut inputs) = (0, 0, 0, 0, 0);
         for _ in 0..200 {
