@@ -193,7 +193,7 @@ pub fn read(src: &[u8]) -> Result<(Detection, LegacyDocument), ParseError> {
 /// What `src` is, and the document read from it as that version, through a [`Node`] tree;
 /// text that tree does not parse is left to [`detect_and_read_value`], which locates its error.
 fn detect_and_read(src: &[u8]) -> Result<(Detection, LegacyDocument, StepKey), ParseError> {
-    let Some(input) = std::str::from_utf8(src).ok().and_then(Node::parse) else {
+    let Some(input) = Node::from_bytes(src) else {
         return detect_and_read_value(src);
     };
     let detection = detect_node(src, &input)?;
@@ -211,7 +211,7 @@ fn detect_and_read_value(src: &[u8]) -> Result<(Detection, LegacyDocument, StepK
 
 /// Only detects: what the document is and which versions could have written it.
 pub fn detect(src: &[u8]) -> Result<Detection, ParseError> {
-    match std::str::from_utf8(src).ok().and_then(Node::parse) {
+    match Node::from_bytes(src) {
         Some(input) => detect_node(src, &input),
         None => detect_tree(src, &parse_value(src)?),
     }

@@ -61,7 +61,7 @@ pub fn from_tree<T: DeserializeOwned>(src: &[u8], tree: &Value) -> Result<T, Par
 /// Reads a typed document straight from JSON text: what [`parse_value`] then [`from_tree`] give,
 /// without building the `Value` tree unless the text or the document has an error to locate.
 pub fn from_text<T: DeserializeOwned>(src: &[u8]) -> Result<T, ParseError> {
-    match std::str::from_utf8(src).ok().and_then(Node::parse) {
+    match Node::from_bytes(src) {
         Some(node) => node.read(src),
         None => from_tree(src, &parse_value(src)?),
     }

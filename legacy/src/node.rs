@@ -59,7 +59,7 @@ impl<'a> Object<'a> {
 
     /// Its entries, in order.
     pub(crate) fn iter(&self) -> impl Iterator<Item = (&str, &Node<'a>)> {
-        self.0.iter().map(|(k, v)| (&**k, v))
+        self.into_iter()
     }
 
     /// Whether it has no entries.
@@ -68,7 +68,25 @@ impl<'a> Object<'a> {
     }
 }
 
+impl<'b, 'a> IntoIterator for &'b Object<'a> {
+    type Item = (&'b str, &'b Node<'a>);
+    type IntoIter = std::iter::Map<
+        std::slice::Iter<'b, (Cow<'a, str>, Node<'a>)>,
+        fn(&'b (Cow<'a, str>, Node<'a>)) -> (&'b str, &'b Node<'a>),
+    >;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.iter().map(|(k, v)| (&**k, v))
+    }
+}
+
 impl<'a> Node<'a> {
+    /// [`Node::parse`] of `src` when it is UTF-8 (as every file the SDK writes is); `None` also
+    /// when it is not, for the caller to ask `parse_value`, which reads bytes too.
+    pub(crate) fn from_bytes(src: &'a [u8]) -> Option<Node<'a>> {
+        std::str::from_utf8(src).ok().and_then(Node::parse)
+    }
+
     /// Parses `text` strictly, as [`crate::json::parse_value`] does; `None` wherever that gives an
     /// error (the caller asks it for the located error).
     pub(crate) fn parse(text: &'a str) -> Option<Node<'a>> {
@@ -668,18 +686,6 @@ impl<'de> VariantAccess<'de> for VariantValue<'de> {
                 &"struct variant",
             )),
         }
-    }
-}
-
-impl<'b, 'a> IntoIterator for &'b Object<'a> {
-    type Item = (&'b str, &'b Node<'a>);
-    type IntoIter = std::iter::Map<
-        std::slice::Iter<'b, (Cow<'a, str>, Node<'a>)>,
-        fn(&'b (Cow<'a, str>, Node<'a>)) -> (&'b str, &'b Node<'a>),
-    >;
-
-    fn into_iter(self) -> Self::IntoIter {
-        self.0.iter().map(|(k, v)| (&**k, v))
     }
 }
 
