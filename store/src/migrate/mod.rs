@@ -520,8 +520,7 @@ fn convert_all(
             todo,
             opts.chunk_size,
             |chunk| {
-                if progress.cancelled() {
-                    cancelled.store(true, Ordering::Relaxed);
+                if !still_wanted(progress, &cancelled) {
                     return false;
                 }
                 let started = chunk
@@ -563,6 +562,15 @@ fn convert_all(
     })
 }
 
+/// Whether the next chunk may start: not once the user has cancelled, which `cancelled`
+/// records for the caller to report after the chunks in flight are done.
+fn still_wanted(progress: &dyn Progress, cancelled: &AtomicBool) -> bool {
+    if progress.cancelled() {
+        cancelled.store(true, Ordering::Relaxed);
+    }
+    !cancelled.load(Ordering::Relaxed)
+}
+
 fn open_err<T>(result: Result<T, OpenError>, path: &Path) -> Result<T, MigrateError> {
     result.map_err(|err| match err {
         OpenError::Locked(path) => MigrateError::Usage(format!(
@@ -599,12 +607,7 @@ fn dry_run(
         pool,
         mine,
         opts.chunk_size,
-        |_| {
-            if progress.cancelled() {
-                cancelled.store(true, Ordering::Relaxed);
-            }
-            !cancelled.load(Ordering::Relaxed) && !failed.load(Ordering::Relaxed)
-        },
+        |_| still_wanted(progress, &cancelled) && !failed.load(Ordering::Relaxed),
         |i| work(ctx, i),
         Result::is_err,
         |lines| {
