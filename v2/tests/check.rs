@@ -2,10 +2,11 @@
 //! texts `serde_json::from_slice::<PlanRunV2>` accepts, with the same id, on the fixture and on
 //! generated runs, on every single-edit mutant of them, on top-level edits (a repeated, unknown
 //! or missing key, not an object, trailing bytes) and at serde_json's depth limit (also in the
-//! step-output and run-input values it checks without building them); and a plan,
-//! end user or config it accepted once does not make it accept a text whose own are wrong,
-//! whether the run is pretty printed (when an accepted plan or config is cut out, not read) or
-//! not, nor when an accepted text stands where a pretty run's plan would but is not its plan.
+//! step-output and run-input values it checks without building them, as on unpaired surrogate
+//! escapes there); and a plan, end user or config it accepted once does not make it accept a
+//! text whose own are wrong, whether the run is pretty printed (when an accepted plan or config
+//! is cut out, not read) or not, nor when an accepted text stands where a pretty run's plan
+//! would but is not its plan.
 
 use proptest::prelude::*;
 use serde_json::Value;
@@ -194,6 +195,37 @@ fn values_nested_to_the_depth_limit_get_the_readers_verdicts() {
         verdicts.contains(&true) && verdicts.contains(&false),
         "{verdicts:?}"
     );
+}
+
+/// A `Value` refuses a string with an unpaired UTF-16 surrogate escape, which serde_json's own
+/// skipping of a value lets through: the checker, which reads values without building them, must
+/// refuse those too (in keys, in nested values) and accept paired ones and escaped backslashes.
+#[test]
+fn surrogate_escapes_in_values_get_the_readers_verdicts() {
+    let checker = Checker::new();
+    let text = serde_json::to_string_pretty(&fixture()).unwrap();
+    for (value, read) in [
+        (r#""\ud83d\ude00""#, true),
+        (r#""\uD83D\uDE00 and \u00e9""#, true),
+        (r#""\\ud800""#, true),
+        (r#""\ud800""#, false),
+        (r#""\uDBFF x""#, false),
+        (r#""\udc00""#, false),
+        (r#""\ude00\ud83d""#, false),
+        (r#"["\\\ud800"]"#, false),
+        (r#"{"k\ud800": 1}"#, false),
+        (r#"{"k": ["\u0041", {"m": "\uDFFF"}]}"#, false),
+    ] {
+        for at in [
+            "\"output\": {\n        \"kind\": \"local\",\n        \"value\": ",
+            "\"destination\": {\n      \"value\": ",
+        ] {
+            let start = text.find(at).expect("the fixture has the field") + at.len();
+            let end = start + text[start..].find(",\n").unwrap();
+            let doc = [&text[..start], value, &text[end..]].concat();
+            assert_eq!(same_verdict(&checker, &doc), read, "{value} at {at}");
+        }
+    }
 }
 
 #[test]
