@@ -3,8 +3,8 @@
 # (`--jobs 1`) on one generated store in memory, under callgrind: the user-CPU goal of the
 # store-scale benchmark as a figure that does not move with a shared host's load (user seconds
 # there varied by half from one round to the next). Counts are of instructions, not time: a
-# Python interpreter and this binary retire them at much the same rate on the hosts measured,
-# which is why the two ratios agree, but the time ratio stays the goal.
+# Python interpreter and this binary retire them at about the same rate on the hosts measured,
+# so the two ratios land near each other, but the time ratio stays the goal.
 #
 #   bench/instructions.sh [RUNS]        e.g. bench/instructions.sh 10000  (about 3 minutes)
 #
