@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use planrun_store::{DiskStore, Doc, Failure, Listing, Store};
+use planrun_store::{DiskStore, Doc, Failure, Listing, Names, Store};
 
 /// The entry name the run is read under. It is not shaped like a run file name, so no file name
 /// is checked against the run's id (as for a line of `planrun convert -`).
@@ -39,9 +39,9 @@ impl MemoryStore {
 impl Store for MemoryStore {
     fn list(&self) -> io::Result<Listing> {
         Ok(Listing {
-            runs: vec![RUN_NAME.to_owned()],
+            runs: [RUN_NAME].into_iter().collect(),
             ignored: Vec::new(),
-            documents: Vec::new(),
+            documents: Names::default(),
         })
     }
 

@@ -139,34 +139,40 @@ pub(crate) fn io_failure(error: &io::Error, file: &Path) -> Failure {
 
 /// Lists a store directory (names only; no file is opened).
 pub fn list_store(dir: &Path) -> io::Result<Listing> {
-    let mut entries = Vec::new();
+    // Names go straight into their list, sorted there: a sorted copy of all entries first
+    // doubled the names of a store of 100,000 runs.
+    let mut listing = Listing::default();
     for entry in std::fs::read_dir(dir)? {
         let entry = entry?;
-        entries.push((entry.file_name(), entry.file_type()?));
-    }
-    entries.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
-    let mut listing = Listing::default();
-    for (name, kind) in entries {
-        let Some(text) = name.to_str() else {
-            listing
-                .ignored
-                .push((dir.join(&name), "the name is not UTF-8".to_owned()));
-            continue;
+        let kind = entry.file_type()?;
+        let text = match entry.file_name().into_string() {
+            Ok(text) => text,
+            Err(name) => {
+                listing
+                    .ignored
+                    .push((dir.join(name), "the name is not UTF-8".to_owned()));
+                continue;
+            }
         };
-        if is_run_file_name(text) {
-            listing.runs.push(text.to_owned());
+        if is_run_file_name(&text) {
+            listing.runs.push(&text);
         } else if kind.is_symlink() {
             listing.ignored.push((
-                dir.join(&name),
+                dir.join(text),
                 "a symlink: symlinks are never followed".to_owned(),
             ));
         } else if !kind.is_file() && !kind.is_dir() {
             listing
                 .ignored
-                .push((dir.join(&name), "not a regular file".to_owned()));
+                .push((dir.join(text), "not a regular file".to_owned()));
         } else if kind.is_file() && text.ends_with(".json") {
-            listing.documents.push(text.to_owned());
+            listing.documents.push(&text);
         }
     }
+    listing.runs.sort();
+    listing.documents.sort();
+    listing
+        .ignored
+        .sort_unstable_by(|a, b| a.0.as_os_str().as_bytes().cmp(b.0.as_os_str().as_bytes()));
     Ok(listing)
 }

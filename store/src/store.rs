@@ -5,6 +5,7 @@
 use std::io;
 use std::path::{Path, PathBuf};
 
+use crate::names::Names;
 use crate::outcome::Failure;
 
 /// A document a conversion reads, named as the SDK's `DiskFileStorage` names it. Every name in
@@ -51,14 +52,14 @@ impl Doc<'_> {
 pub struct Listing {
     /// Names of run entries (`wkfl-`/`pr-`/`prun-` … `.json`), whatever their type: a symlink or
     /// directory of that name is a run that will be rejected, never skipped.
-    pub runs: Vec<String>,
+    pub runs: Names,
     /// Entries a migration does not read by itself, with why: symlinks, special files and
     /// non-UTF-8 names. Plans, end users and agent-memory directories are not listed.
     pub ignored: Vec<(PathBuf, String)>,
     /// The store's other documents, by name: top-level `.json` regular files that are not runs
     /// (plans, end users). A migration to V2 reads them through the runs that refer to them; one
     /// to a HEAD store (`--to r6`) also carries over those no run refers to.
-    pub documents: Vec<String>,
+    pub documents: Names,
 }
 
 /// A store of legacy documents that conversions read and batch migrations list.

@@ -109,14 +109,14 @@ pub(super) struct Copied {
 pub(super) fn copy_documents(
     store: &dyn Store,
     sink: &dyn crate::Sink,
-    documents: &[String],
+    documents: &crate::Names,
     shard: Option<super::Shard>,
 ) -> Result<Copied, (std::io::Error, String)> {
     let mut copied = Copied {
         written: 0,
         skipped: Vec::new(),
     };
-    for name in documents {
+    for name in documents.iter() {
         if shard.is_some_and(|s| !s.owns(name)) {
             continue;
         }
@@ -132,7 +132,7 @@ pub(super) fn copy_documents(
             Ok(Some(bytes)) => bytes,
             Ok(None) => continue,
             Err(failure) => {
-                copied.skipped.push((name.clone(), failure.message));
+                copied.skipped.push((name.to_owned(), failure.message));
                 continue;
             }
         };
@@ -142,7 +142,7 @@ pub(super) fn copy_documents(
                     let fails = planrun_legacy::head::plan_validator_fails(&plan);
                     if !fails.is_empty() {
                         copied.skipped.push((
-                            name.clone(),
+                            name.to_owned(),
                             format!("a plan the SDK at HEAD cannot load: {}", fails.join("; ")),
                         ));
                         continue;
@@ -152,7 +152,7 @@ pub(super) fn copy_documents(
                 LegacyDocument::EndUser(user) => to_sdk_json(&user),
                 _ => {
                     copied.skipped.push((
-                        name.clone(),
+                        name.to_owned(),
                         format!(
                             "a {} document: a HEAD store holds runs, plans and end users only",
                             parsed.detection.kind.as_str()
@@ -164,12 +164,12 @@ pub(super) fn copy_documents(
             Err(err) => {
                 copied
                     .skipped
-                    .push((name.clone(), format!("not read: {err}")));
+                    .push((name.to_owned(), format!("not read: {err}")));
                 continue;
             }
         };
         sink.write(std::path::Path::new(name), text.as_bytes())
-            .map_err(|e| (e, name.clone()))?;
+            .map_err(|e| (e, name.to_owned()))?;
         copied.written += 1;
     }
     Ok(copied)
