@@ -329,3 +329,35 @@ fn bad_inputs_are_reported_and_the_batch_finishes() {
     assert_eq!(code(&missing), 2, "{}", show(&missing));
     std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o600)).unwrap();
 }
+
+#[test]
+fn a_resume_after_a_run_left_src_fails_verify_and_names_the_run() {
+    // The verify pass refuses a journal that records a run SRC no longer has: DST would hold an
+    // output of a run that is not in SRC.
+    let tmp = tempfile::tempdir().unwrap();
+    let store = tmp.path().join("store");
+    copy_dir(&example_store(), &store);
+    let dst = tmp.path().join("dst");
+    let first = run(args(&[&"migrate", &store, &"--out", &dst, &"--quiet"]));
+    assert_eq!(code(&first), 0, "{}", show(&first));
+    let gone = run_files(&store)[1].clone();
+    std::fs::remove_file(store.join(&gone)).unwrap();
+    let again = run(args(&[
+        &"migrate",
+        &store,
+        &"--out",
+        &dst,
+        &"--resume",
+        &"--quiet",
+    ]));
+    assert_eq!(code(&again), 2, "{}", show(&again));
+    let said = String::from_utf8_lossy(&again.stderr);
+    assert!(
+        said.contains(&format!(
+            "verify failed for 1 output(s): the journal records {gone}, which is not a run of \
+             this shard of SRC (did SRC change?)"
+        )),
+        "{}",
+        show(&again)
+    );
+}

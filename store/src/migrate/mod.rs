@@ -1293,59 +1293,6 @@ mod tests {
         out
     }
 
-    fn copy_tree(from: &Path, to: &Path) {
-        std::fs::create_dir_all(to).unwrap();
-        for entry in std::fs::read_dir(from).unwrap() {
-            let entry = entry.unwrap();
-            let target = to.join(entry.file_name());
-            if entry.file_type().unwrap().is_dir() {
-                copy_tree(&entry.path(), &target);
-            } else {
-                std::fs::copy(entry.path(), target).unwrap();
-            }
-        }
-    }
-
-    #[test]
-    fn verify_names_a_journaled_run_that_src_no_longer_has() {
-        let tmp = tempfile::tempdir().unwrap();
-        let src = tmp.path().join("src");
-        copy_tree(
-            &Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/store"),
-            &src,
-        );
-        let mut opts = Options {
-            src: src.clone(),
-            dst: tmp.path().join("dst"),
-            jobs: 1,
-            resume: false,
-            dry_run: false,
-            shard: None,
-            durable: false,
-            chunk_size: 2,
-            config: ResolvedConfig::sdk_defaults().unwrap(),
-            target: Target::V2,
-        };
-        migrate(&opts, &()).unwrap();
-        let runs = list_store(&src).unwrap().runs;
-        let gone = &runs[1];
-        std::fs::remove_file(src.join(gone)).unwrap();
-        opts.resume = true;
-        match migrate(&opts, &()) {
-            Err(MigrateError::Verify { count, first }) => {
-                assert_eq!(count, 1, "{first:?}");
-                assert_eq!(
-                    first[0],
-                    format!(
-                        "the journal records {gone}, which is not a run of this shard of SRC \
-                         (did SRC change?)"
-                    )
-                );
-            }
-            other => panic!("{other:?}"),
-        }
-    }
-
     #[test]
     fn a_cancelled_migration_stops_between_chunks_and_resumes_to_the_same_tree() {
         let store = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/store");
