@@ -86,7 +86,7 @@ impl MemStore {
 impl Store for MemStore {
     fn list(&self) -> io::Result<Listing> {
         Ok(Listing {
-            runs: vec![self.name().to_owned()],
+            runs: [self.name()].into_iter().collect(),
             ..Listing::default()
         })
     }
