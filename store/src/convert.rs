@@ -96,11 +96,11 @@ fn unread(origin: &Path, failure: Failure) -> RunResult {
 /// them than runs, and runs that share one close together (a chunk's worth, or a plan run again
 /// and again) read and convert it once. Each kind holds at most its capacity (then starts over):
 /// [`References::PLANS`] plans, each with its conversion, and [`References::END_USERS`] end
-/// users. The plan cache is small on purpose: holding 4096 plans (about 11 KB each) took 45 MB
-/// and, measured in user time, saved nothing at 10,000 runs and cost 18% at 100,000, where plans
-/// that are shared lie far apart; re-reading a plan from the page cache is cheaper than keeping
-/// its conversion warm. A plan read through a HEAD store's residue is not cached: it is that
-/// run's own.
+/// users. The plan cache is small on purpose: holding 4096 plans (about 11 KB each) took 45 MB,
+/// and against holding 16 it saved no user time at 10,000 runs and took 22% more at 100,000,
+/// where the runs that share a plan lie far apart: reading and converting a plan again cost
+/// less than keeping thousands of conversions in memory. A plan read through a HEAD store's
+/// residue is not cached: it is that run's own.
 #[derive(Debug)]
 pub struct References {
     end_users: Cache<Reference>,
