@@ -4,8 +4,8 @@
 # store-scale benchmark as a figure that does not move with a shared host's load (user seconds
 # there varied by half from one round to the next). Counts are of instructions, not time: they
 # leave out the time spent waiting for memory, so they compare builds that hold about the same
-# memory, and the time ratio stays the goal (a build holding 45 MB more of cached plans did 4%
-# fewer instructions at 100,000 runs and took 20% more user time).
+# memory, and the time ratio stays the goal (a build holding 45 MB more of cached plans did
+# fewer instructions than one holding 16 plans, and took more user time).
 #
 #   bench/instructions.sh [RUNS]        e.g. bench/instructions.sh 10000  (about 3 minutes)
 #
