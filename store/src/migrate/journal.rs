@@ -56,6 +56,11 @@ pub enum Event {
 }
 
 impl Event {
+    /// Whether a line of this event settles a run (completed or failed).
+    pub fn is_final(self) -> bool {
+        matches!(self, Event::Completed | Event::Failed)
+    }
+
     /// The event's name in a journal line.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -330,7 +335,7 @@ pub struct Head {
 impl Head {
     /// Whether this line settles a run (completed or failed).
     pub fn is_final(&self) -> bool {
-        matches!(self.event, Event::Completed | Event::Failed)
+        self.event.is_final()
     }
 
     /// The head of a line as [`Line::to_jsonl`] writes a run line, `{"event":"…","run":"…",`

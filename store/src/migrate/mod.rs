@@ -874,7 +874,7 @@ impl<'a> FinalLines<'a> {
                 continue;
             }
             if let Some(run) = line.run {
-                match found.place(&run) {
+                match runs.position(&run) {
                     Some(at) => found.last[at] = index,
                     None => {
                         found.stray.get_or_insert(run);
@@ -885,15 +885,13 @@ impl<'a> FinalLines<'a> {
         Ok(found)
     }
 
-    /// The place of the run `name` in the listing.
-    fn place(&self, name: &str) -> Option<usize> {
-        self.runs.position(name)
-    }
-
     /// The place of the run of `line`, the journal's line `index`, when that is the run's last
-    /// final line.
+    /// final line. Other lines (`started` is as common as the final ones) are not looked up.
     fn position(&self, line: &Line, index: u64) -> Option<usize> {
-        let at = self.place(line.run.as_deref()?)?;
+        if !line.event.is_final() {
+            return None;
+        }
+        let at = self.runs.position(line.run.as_deref()?)?;
         (self.last[at] == index).then_some(at)
     }
 }
