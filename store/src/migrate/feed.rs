@@ -9,14 +9,48 @@ use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
+/// The items of [`chunks_in_order`] in the order they are taken, and which of them one thread
+/// takes together: runs of one plan, whose plan the first of them reads for the others, would
+/// otherwise go to every thread at once, and all but one would wait for that read.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Items<'a> {
+    items: &'a [usize],
+    /// Whether the item at each position is taken with the one before it; empty when none is.
+    joined: &'a [bool],
+}
+
+impl<'a> Items<'a> {
+    /// Items taken one by one.
+    #[cfg(test)]
+    pub(crate) fn each(items: &'a [usize]) -> Self {
+        Items { items, joined: &[] }
+    }
+
+    /// Items of which those `joined` at their position are taken with the item before them.
+    pub(crate) fn joined(items: &'a [usize], joined: &'a [bool]) -> Self {
+        assert_eq!(items.len(), joined.len(), "one mark per item");
+        Items { items, joined }
+    }
+
+    /// Where the items taken with the one at `from` end, within `end`.
+    fn together(&self, from: usize, end: usize) -> usize {
+        let mut to = from + 1;
+        while to < end && self.joined.get(to).copied().unwrap_or(false) {
+            to += 1;
+        }
+        to
+    }
+}
+
 /// Runs `each` on every item of `items` on all threads of `pool`. The items are taken in order
-/// and grouped in chunks of `chunk_size`: `start` sees each chunk before any of its items runs,
-/// and `finish` gets each chunk's results in item order, chunk after chunk in order, whichever
-/// thread finished them. No chunk starts once `start` has returned `false` or a result met
-/// `halts`; the chunks already started are completed and finished.
+/// (those joined together by one thread, in order) and grouped in chunks of `chunk_size`:
+/// `start` sees each chunk before any of its items runs, and `finish` gets each chunk's results
+/// in item order, chunk after chunk in order, whichever thread finished them. No chunk starts
+/// once `start` has returned `false` or a result met `halts`; the chunks already started are
+/// completed and finished.
 pub(crate) fn chunks_in_order<T: Send>(
     pool: &rayon::ThreadPool,
-    items: &[usize],
+    items: Items<'_>,
     chunk_size: usize,
     start: impl Fn(&[usize]) -> bool + Sync,
     each: impl Fn(usize) -> T + Sync,
@@ -32,12 +66,14 @@ pub(crate) fn chunks_in_order<T: Send>(
         halted: AtomicBool::new(false),
     };
     pool.broadcast(|_| {
-        while let Some((chunk, position, item)) = feed.claim(&start) {
-            let result = each(item);
-            if halts(&result) {
-                feed.halted.store(true, Ordering::Relaxed);
+        while let Some((chunk, position, taken)) = feed.claim(&start) {
+            for (offset, &item) in taken.iter().enumerate() {
+                let result = each(item);
+                if halts(&result) {
+                    feed.halted.store(true, Ordering::Relaxed);
+                }
+                feed.store(chunk, position + offset, result);
             }
-            feed.store(chunk, position, result);
         }
     });
 }
@@ -118,7 +154,7 @@ struct Delivery<F> {
 }
 
 struct Feed<'a, T, F> {
-    items: &'a [usize],
+    items: Items<'a>,
     chunk_size: usize,
     claims: Mutex<Claims>,
     pending: Mutex<BTreeMap<usize, Pending<T>>>,
@@ -130,17 +166,19 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-impl<T, F: FnMut(Vec<T>)> Feed<'_, T, F> {
-    /// The next item to run: its chunk, its position in the chunk, and the item; `None` when
-    /// there is none left or no new chunk may start.
-    fn claim(&self, start: &impl Fn(&[usize]) -> bool) -> Option<(usize, usize, usize)> {
+impl<'a, T, F: FnMut(Vec<T>)> Feed<'a, T, F> {
+    /// The next items to run (one, or those joined to it): their chunk, the position of the
+    /// first in the chunk, and the items; `None` when there is none left or no new chunk may
+    /// start.
+    fn claim(&self, start: &impl Fn(&[usize]) -> bool) -> Option<(usize, usize, &'a [usize])> {
+        let items = self.items.items;
         let mut claims = lock(&self.claims);
         if claims.next == claims.end {
-            if claims.closed || claims.end == self.items.len() {
+            if claims.closed || claims.end == items.len() {
                 return None;
             }
-            let end = (claims.end + self.chunk_size).min(self.items.len());
-            let chunk = &self.items[claims.end..end];
+            let end = (claims.end + self.chunk_size).min(items.len());
+            let chunk = &items[claims.end..end];
             if self.halted.load(Ordering::Relaxed) || !start(chunk) {
                 claims.closed = true;
                 return None;
@@ -156,9 +194,13 @@ impl<T, F: FnMut(Vec<T>)> Feed<'_, T, F> {
             claims.end = end;
         }
         let index = claims.next;
-        claims.next += 1;
+        claims.next = self.items.together(index, claims.end);
         let chunk = claims.chunks - 1;
-        Some((chunk, index - chunk * self.chunk_size, self.items[index]))
+        Some((
+            chunk,
+            index - chunk * self.chunk_size,
+            &items[index..claims.next],
+        ))
     }
 
     /// Keeps an item's result; finishes every chunk now complete that is next in order.
@@ -212,7 +254,7 @@ mod tests {
                 let mut finished = Vec::new();
                 chunks_in_order(
                     &pool(threads),
-                    &items,
+                    Items::each(&items),
                     chunk_size,
                     |chunk| {
                         lock(&started).push(chunk.to_vec());
@@ -240,13 +282,47 @@ mod tests {
     }
 
     #[test]
+    fn joined_items_run_on_the_thread_of_the_item_before_them() {
+        // Items 10 to 14 and 20 to 22 are joined; the chunk ends between 12 and 13.
+        let items: Vec<usize> = vec![1, 10, 11, 12, 13, 14, 2, 20, 21, 22, 3];
+        let joined = [
+            false, false, true, true, true, true, false, false, true, true, false,
+        ];
+        let threads = Mutex::new(BTreeMap::new());
+        let mut finished = Vec::new();
+        chunks_in_order(
+            &pool(2),
+            Items::joined(&items, &joined),
+            4,
+            |_| true,
+            |item| {
+                let thread = rayon::current_thread_index().expect("a pool thread");
+                lock(&threads).insert(item, thread);
+                std::thread::sleep(std::time::Duration::from_millis(5));
+                item
+            },
+            |_| false,
+            |results| finished.extend(results),
+        );
+        assert_eq!(finished, items);
+        let threads = threads.into_inner().unwrap();
+        for group in [&[10, 11, 12][..], &[13, 14], &[20, 21, 22]] {
+            let first = threads[&group[0]];
+            assert!(
+                group.iter().all(|item| threads[item] == first),
+                "{group:?} ran on threads {threads:?}"
+            );
+        }
+    }
+
+    #[test]
     fn a_refused_start_or_a_halting_result_starts_no_further_chunk() {
         let items: Vec<usize> = (0..40).collect();
         let starts = AtomicUsize::new(0);
         let mut finished = Vec::new();
         chunks_in_order(
             &pool(2),
-            &items,
+            Items::each(&items),
             4,
             |_| starts.fetch_add(1, Ordering::SeqCst) < 3,
             |item| item,
@@ -261,7 +337,7 @@ mod tests {
         let mut finished = Vec::new();
         chunks_in_order(
             &pool(1),
-            &items,
+            Items::each(&items),
             4,
             |_| true,
             |item| item,
@@ -351,7 +427,7 @@ mod tests {
         let mut finished = Vec::new();
         chunks_in_order(
             &pool(2),
-            &[0, 1],
+            Items::each(&[0, 1]),
             2,
             |_| true,
             |_| meeting.meet(),
