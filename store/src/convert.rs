@@ -93,15 +93,16 @@ fn unread(origin: &Path, failure: Failure) -> RunResult {
 }
 
 /// The documents runs refer to (end users and plans), as recently read: a store has fewer of
-/// them than runs, and runs that share one close together (a plan run again and again, the
-/// runs of one end user) read and convert it once. Each kind holds at most its capacity (then
+/// them than runs, and runs that share one close together read and convert it once. A
+/// migration takes the runs of one plan one after the other (it orders them by plan), so
+/// every plan is read and converted once there. Each kind holds at most its capacity (then
 /// starts over): [`References::PLANS`] plans, each with its conversion, and
-/// [`References::END_USERS`] end users. The caches are small on purpose: in alternating rounds
-/// on generated stores, whose runs share plans far apart, holding 16 of each took 6% less user
-/// time than holding 4096 (45 MB of plans) at 10,000 runs and 20% less at 100,000, and 14% less
-/// than holding 256 plans and 1024 end users at 10,000 runs, though every plan is read and
-/// converted again: most likely, the conversions a large cache keeps push the rest of the work
-/// out of the processor's caches. A plan read through a HEAD store's residue is not cached: it is that run's own.
+/// [`References::END_USERS`] end users. The caches are small on purpose: before runs were
+/// ordered by plan, in alternating rounds on generated stores, holding 16 of each took 6% less
+/// user time than holding 4096 (45 MB of plans) at 10,000 runs and 20% less at 100,000, though
+/// far fewer plans were read again; most likely, the conversions a large cache keeps push the
+/// rest of the work out of the processor's caches. A plan read through a HEAD store's residue
+/// is not cached: it is that run's own.
 #[derive(Debug)]
 pub struct References {
     end_users: Cache<Reference>,
@@ -117,11 +118,46 @@ impl Default for References {
     }
 }
 
-/// One kind of referenced document, by id, holding at most `capacity` of them.
+/// One kind of referenced document, by id, holding at most `capacity` of them. An id is taken
+/// before its document is read, so a worker that asks for it meanwhile waits for that one read
+/// instead of making its own: runs of one plan are taken one after the other by all workers.
 #[derive(Debug)]
 struct Cache<T> {
-    held: Mutex<HashMap<String, Arc<T>>>,
+    held: Mutex<HashMap<String, Held<T>>>,
     capacity: usize,
+}
+
+/// A document a [`Cache`] gave out: read once, shared by everyone who asked for its id.
+#[derive(Debug)]
+pub(crate) struct Held<T>(Arc<OnceLock<T>>);
+
+impl<T> Held<T> {
+    /// A document read apart from any cache.
+    fn new(value: T) -> Self {
+        Held(Arc::new(OnceLock::from(value)))
+    }
+
+    /// Whether `a` and `b` are the one read of a document.
+    #[cfg(test)]
+    fn same(a: &Self, b: &Self) -> bool {
+        Arc::ptr_eq(&a.0, &b.0)
+    }
+}
+
+impl<T> Clone for Held<T> {
+    fn clone(&self) -> Self {
+        Held(Arc::clone(&self.0))
+    }
+}
+
+impl<T> std::ops::Deref for Held<T> {
+    type Target = T;
+
+    fn deref(&self) -> &T {
+        self.0
+            .get()
+            .expect("a cache gives out only documents it has read")
+    }
 }
 
 impl<T> Cache<T> {
@@ -184,7 +220,7 @@ impl References {
     pub const END_USERS: usize = 16;
 
     /// The end user `external_id` of `store`.
-    pub(crate) fn end_user(&self, store: &dyn Store, external_id: &str) -> Arc<Reference> {
+    pub(crate) fn end_user(&self, store: &dyn Store, external_id: &str) -> Held<Reference> {
         self.end_users.get(external_id, || {
             read_reference(
                 store,
@@ -196,7 +232,7 @@ impl References {
     }
 
     /// The plan `plan_id` of `store`.
-    pub(crate) fn plan(&self, store: &dyn Store, plan_id: &str) -> Arc<PlanRead> {
+    pub(crate) fn plan(&self, store: &dyn Store, plan_id: &str) -> Held<PlanRead> {
         self.plans.get(plan_id, || {
             PlanRead::new(read_reference(
                 store,
@@ -209,20 +245,21 @@ impl References {
 }
 
 impl<T> Cache<T> {
-    fn get(&self, id: &str, read: impl FnOnce() -> T) -> Arc<T> {
-        let lock = || self.held.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some(hit) = lock().get(id) {
-            return Arc::clone(hit);
-        }
-        let read = Arc::new(read());
-        let mut cache = lock();
-        // A full cache is emptied, and what it held freed after the lock is let go: freeing
-        // thousands of documents takes milliseconds, which the other workers would wait out.
-        let full = (cache.len() >= self.capacity).then(|| std::mem::take(&mut *cache));
-        cache.insert(id.to_owned(), Arc::clone(&read));
+    fn get(&self, id: &str, read: impl FnOnce() -> T) -> Held<T> {
+        let mut cache = self.held.lock().unwrap_or_else(PoisonError::into_inner);
+        let (held, full) = if let Some(hit) = cache.get(id) {
+            (hit.clone(), None)
+        } else {
+            // A full cache is emptied, and what it held freed after the lock is let go.
+            let full = (cache.len() >= self.capacity).then(|| std::mem::take(&mut *cache));
+            let held: Held<T> = Held(Arc::new(OnceLock::new()));
+            cache.insert(id.to_owned(), held.clone());
+            (held, full)
+        };
         drop(cache);
         drop(full);
-        read
+        held.0.get_or_init(read);
+        held
     }
 }
 
@@ -367,7 +404,7 @@ fn convert_legacy(
     }
     let plan_id = run.plan_id().to_string();
     let plan_read = store.map(|(store, refs)| match applies {
-        Some(residue) => Arc::new(PlanRead::new(read_plan_with(store, &plan_id, residue))),
+        Some(residue) => Held::new(PlanRead::new(read_plan_with(store, &plan_id, residue))),
         None => refs.plan(store, &plan_id),
     });
     let plan_doc = match plan_read.as_deref().map(|p| &p.read) {
@@ -858,7 +895,7 @@ mod tests {
         assert!(matches!(&*first, Ok(Some(_))), "{first:?}");
         std::fs::remove_file(&user).unwrap();
         assert!(
-            Arc::ptr_eq(&first, &cache.end_user(&store, "ada")),
+            Held::same(&first, &cache.end_user(&store, "ada")),
             "read again"
         );
         assert!(matches!(&*cache.end_user(&store, "bob"), Err(f) if f.kind == "syntax"));
@@ -882,9 +919,31 @@ mod tests {
         assert_eq!(reads.get(), capacity + 1);
         assert_eq!(cache.held.lock().unwrap().len(), 1, "emptied when full");
         let last = format!("id{capacity}");
-        assert!(Arc::ptr_eq(&get(&last), &get(&last)));
+        assert!(Held::same(&get(&last), &get(&last)));
         assert_eq!(*get("id0"), "ID0");
         assert_eq!(reads.get(), capacity + 2, "id0 was read again");
+    }
+
+    #[test]
+    fn a_worker_asking_for_an_id_being_read_waits_for_that_read() {
+        let cache: Cache<String> = Cache::new(References::PLANS);
+        let reads = std::sync::atomic::AtomicUsize::new(0);
+        let read = || {
+            reads.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            "P".to_owned()
+        };
+        let (first, second) = std::thread::scope(|scope| {
+            let mut second = None;
+            let first = cache.get("p", || {
+                // The second worker asks while this read is under way.
+                second = Some(scope.spawn(|| cache.get("p", read)));
+                std::thread::sleep(std::time::Duration::from_millis(50));
+                read()
+            });
+            (first, second.expect("spawned").join().expect("no panic"))
+        });
+        assert_eq!(reads.into_inner(), 1, "the id was read twice");
+        assert!(Held::same(&first, &second));
     }
 
     #[test]

@@ -72,6 +72,12 @@ impl Dir {
     pub(crate) fn read_nofollow(&self, relative: &Path) -> io::Result<Vec<u8>> {
         read_whole(&self.open_at(relative, READ_NOFOLLOW, 0)?)
     }
+
+    /// Reads the start of the file `relative` into `buf`, with one `read(2)`, opened as
+    /// [`read_nofollow`] opens files: the number of bytes read, at most `buf.len()`.
+    pub(crate) fn read_head_nofollow(&self, relative: &Path, buf: &mut [u8]) -> io::Result<usize> {
+        self.open_at(relative, READ_NOFOLLOW, 0)?.read(buf)
+    }
 }
 
 /// How a store's files are opened to be read: a symlink at the last component is refused

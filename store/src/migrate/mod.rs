@@ -4,10 +4,14 @@
 //! * **Same bytes as `convert`.** Every run goes through [`crate::convert_entry`],
 //!   which `planrun convert` reaches through `convert_run`, so a batch gives the bytes of singles.
 //! * **SRC is never written**: it is only listed and read, and DST may not be inside it.
-//! * **Bounded memory.** Only the sorted list of run *names* is held; runs are converted in
-//!   chunks of [`Options::chunk_size`] (256 by default) on a rayon pool whose threads take the
-//!   runs in order, one at a time, each writing its own outputs: a worker holds one run's
+//! * **Bounded memory.** Only the sorted list of run *names* is held, with a place and a hash
+//!   of its plan id per run to convert; runs are converted in chunks of [`Options::chunk_size`]
+//!   (256 by default) on a rayon pool whose threads take the runs in order, one at a time (the
+//!   runs of one plan together), each writing its own outputs: a worker holds one run's
 //!   documents, and a finished run only its journal line until its chunk is journaled.
+//! * **Runs of one plan together.** Runs are converted in the order of their plan ids (read
+//!   from the first bytes of each run file), so each plan is read and converted once for all
+//!   its runs; the order changes no output, and the journal and report name each run.
 //! * **Atomic outputs.** Every file is written unnamed (`O_TMPFILE`) in its final directory and
 //!   linked under its name once complete; where that cannot be done, it is written to a hidden
 //!   temp file (`.tmp-planrun-<shard>-<pid>-<n>`) renamed into place ((`write_atomic`)).
@@ -39,9 +43,9 @@
 mod feed;
 pub mod head;
 pub mod journal;
+mod order;
 pub mod report;
 
-use std::borrow::Cow;
 use std::collections::BTreeSet;
 use std::fmt;
 use std::fs::File;
@@ -55,6 +59,7 @@ use std::time::Instant;
 use planrun_v2::check::Checker;
 
 use self::journal::{Event, Line, MemoryRecord, OpenError, Reader, Writer, JOURNAL_FORMAT};
+use self::order::Ordered;
 use self::report::{BatchReport, Builder};
 use crate::fsio::{shard_temp_prefix, Dir};
 use crate::loss::SharedCounts;
@@ -342,7 +347,8 @@ pub fn migrate(opts: &Options, progress: &dyn Progress) -> Result<Summary, Migra
         builder.ignore(path, reason);
     }
     if opts.dry_run {
-        return dry_run(&ctx, opts, &mine, &pool, builder, progress);
+        let todo = order::by_plan(&ctx.store, ctx.runs, &mine, &pool);
+        return dry_run(&ctx, opts, &todo, &pool, builder, progress);
     }
 
     let fingerprint = opts.config.fingerprint();
@@ -404,13 +410,16 @@ pub fn migrate(opts: &Options, progress: &dyn Progress) -> Result<Summary, Migra
         )
         .map_err(io_err("cannot write", &journal_path))?;
 
-    let todo: Cow<'_, [usize]> = match done {
-        Some(done) => mine.iter().copied().filter(|&i| !done[i]).collect(),
-        None => Cow::Borrowed(&mine),
+    let todo = match done {
+        Some(done) => {
+            let undone: Vec<usize> = mine.iter().copied().filter(|&i| !done[i]).collect();
+            order::by_plan(&ctx.store, ctx.runs, &undone, &pool)
+        }
+        None => order::by_plan(&ctx.store, ctx.runs, &mine, &pool),
     };
-    let skipped = (mine.len() - todo.len()) as u64;
+    let skipped = (mine.len() - todo.places().len()) as u64;
     let dst_dir = File::open(&dst).map_err(io_err("cannot open", &dst))?;
-    progress.begin(todo.len() as u64, skipped);
+    progress.begin(todo.places().len() as u64, skipped);
     convert_all(&ctx, opts, &todo, &pool, &mut journal, &dst_dir, progress)?;
     if opts.target == Target::R6 {
         let copied = head::copy_documents(&ctx.store, &ctx.sink, &listing.documents, opts.shard)
@@ -476,7 +485,7 @@ pub fn migrate(opts: &Options, progress: &dyn Progress) -> Result<Summary, Migra
 fn convert_all(
     ctx: &Ctx,
     opts: &Options,
-    todo: &[usize],
+    todo: &Ordered,
     pool: &rayon::ThreadPool,
     journal: &mut Writer,
     dst_dir: &File,
@@ -516,7 +525,7 @@ fn convert_all(
         let mut stopped = Ok(());
         feed::chunks_in_order(
             pool,
-            todo,
+            todo.items(),
             opts.chunk_size,
             |chunk| {
                 if !still_wanted(progress, &cancelled) {
@@ -593,18 +602,18 @@ fn open_err<T>(result: Result<T, OpenError>, path: &Path) -> Result<T, MigrateEr
 fn dry_run(
     ctx: &Ctx,
     opts: &Options,
-    mine: &[usize],
+    todo: &Ordered,
     pool: &rayon::ThreadPool,
     mut builder: Builder,
     progress: &dyn Progress,
 ) -> Result<Summary, MigrateError> {
-    progress.begin(mine.len() as u64, 0);
+    progress.begin(todo.places().len() as u64, 0);
     let mut verified = 0;
     let (cancelled, failed) = (AtomicBool::new(false), AtomicBool::new(false));
     let mut stopped = Ok(());
     feed::chunks_in_order(
         pool,
-        mine,
+        todo.items(),
         opts.chunk_size,
         |_| still_wanted(progress, &cancelled) && !failed.load(Ordering::Relaxed),
         |i| work(ctx, i),

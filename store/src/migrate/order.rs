@@ -1,0 +1,147 @@
+//! The order a migration converts its runs in. A store lists its runs by name, and run names are
+//! random UUIDs, so the runs of one plan lie far apart there; converted in that order, each
+//! would read and convert its plan again. Taken by plan, the runs of one plan come one after the
+//! other and share one read and one conversion of it (see [`crate::References`]).
+
+use rayon::prelude::*;
+use xxhash_rust::xxh3::xxh3_64;
+
+use super::feed::Items;
+use crate::disk::DiskStore;
+use crate::names::Names;
+
+/// How much of a run file is read to find its plan id. The SDK writes a run's `plan_id` right
+/// after its `id`, within the first hundred bytes, at every version.
+const HEAD: usize = 512;
+
+/// Runs to convert, in the order they are converted.
+#[derive(Debug)]
+pub(crate) struct Ordered {
+    /// Places in the listing.
+    places: Vec<usize>,
+    /// Whether the run at each position names the plan of the run before it, and so is
+    /// converted by the thread that converts that one.
+    joined: Vec<bool>,
+}
+
+impl Ordered {
+    /// The places to convert, in order.
+    pub(crate) fn places(&self) -> &[usize] {
+        &self.places
+    }
+
+    /// The places, with the runs of one plan joined, for [`chunks_in_order`](super::feed::chunks_in_order).
+    pub(crate) fn items(&self) -> Items<'_> {
+        Items::joined(&self.places, &self.joined)
+    }
+}
+
+/// The places `todo` of `runs`, ordered by the plan id each run file names, then by place. Only
+/// the start of each file is read, on the threads of `pool`. A run whose plan id is not found
+/// there goes with the others of no plan: the order decides only how often a plan is read,
+/// never what a run converts to, which its whole file decides when it is converted.
+pub(crate) fn by_plan(
+    store: &DiskStore,
+    runs: &Names,
+    todo: &[usize],
+    pool: &rayon::ThreadPool,
+) -> Ordered {
+    let mut keyed: Vec<(Option<u64>, usize)> = pool.install(|| {
+        todo.par_iter()
+            .map_init(
+                || [0u8; HEAD],
+                |buf, &place| {
+                    let plan = store.head(&runs[place], buf).and_then(plan_id);
+                    (plan.map(xxh3_64), place)
+                },
+            )
+            .collect()
+    });
+    keyed.sort_unstable();
+    let joined = keyed
+        .iter()
+        .enumerate()
+        .map(|(i, (plan, _))| i > 0 && plan.is_some() && keyed[i - 1].0 == *plan)
+        .collect();
+    Ordered {
+        places: keyed.into_iter().map(|(_, place)| place).collect(),
+        joined,
+    }
+}
+
+/// The value of the first `"plan_id"` key in `head`, when the string ends within `head`.
+fn plan_id(head: &[u8]) -> Option<&[u8]> {
+    const KEY: &[u8] = b"\"plan_id\"";
+    let at = head.windows(KEY.len()).position(|w| w == KEY)? + KEY.len();
+    let value = head[at..]
+        .trim_ascii_start()
+        .strip_prefix(b":")?
+        .trim_ascii_start()
+        .strip_prefix(b"\"")?;
+    let end = value.iter().position(|&b| b == b'"')?;
+    Some(&value[..end])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_plan_id_is_found_in_compact_and_indented_runs() {
+        let plan = b"plan-2c8b5e30-4d6f-4a01-9c2d-3e4f5a6b7c82".as_slice();
+        for head in [
+            br#"{"id":"prun-1","plan_id":"plan-2c8b5e30-4d6f-4a01-9c2d-3e4f5a6b7c82","#.as_slice(),
+            b"{\n  \"id\": \"prun-1\",\n  \"plan_id\" :\t\"plan-2c8b5e30-4d6f-4a01-9c2d-3e4f5a6b7c82\"\n}",
+        ] {
+            assert_eq!(plan_id(head), Some(plan));
+        }
+    }
+
+    #[test]
+    fn the_runs_of_one_plan_come_together_and_are_joined() {
+        let dir = tempfile::tempdir().unwrap();
+        let plans = [
+            "plan-a", "plan-b", "plan-a", "plan-c", "plan-b", "", "plan-a",
+        ];
+        let runs: Names = (0..plans.len()).map(|i| format!("prun-{i}.json")).collect();
+        for (i, plan) in plans.iter().enumerate() {
+            let text = if plan.is_empty() {
+                format!(r#"{{"id": "prun-{i}"}}"#)
+            } else {
+                format!(r#"{{"id": "prun-{i}", "plan_id": "{plan}"}}"#)
+            };
+            std::fs::write(dir.path().join(format!("prun-{i}.json")), text).unwrap();
+        }
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap();
+        let store = DiskStore::new(dir.path());
+        // Run 4 is left out, as a resumed migration leaves out the runs it has done.
+        let ordered = by_plan(&store, &runs, &[0, 1, 2, 3, 5, 6], &pool);
+        let places = ordered.places();
+        let mut sorted = places.to_vec();
+        sorted.sort_unstable();
+        assert_eq!(sorted, [0, 1, 2, 3, 5, 6]);
+        let plan_of = |place: usize| plans[place];
+        let first_a = places.iter().position(|&p| plan_of(p) == "plan-a").unwrap();
+        assert_eq!(places[first_a..first_a + 3], [0, 2, 6], "{places:?}");
+        for (i, &place) in places.iter().enumerate() {
+            let joined =
+                i > 0 && !plan_of(place).is_empty() && plan_of(places[i - 1]) == plan_of(place);
+            assert_eq!(ordered.joined[i], joined, "at {i} of {places:?}");
+        }
+    }
+
+    #[test]
+    fn a_plan_id_not_whole_in_the_head_is_none() {
+        for head in [
+            br#"{"id": "prun-1", "plan_id": "plan-2c8b5e30"#.as_slice(),
+            br#"{"id": "prun-1", "plan_id": null}"#,
+            br#"{"id": "prun-1", "plan_"#,
+            b"",
+        ] {
+            assert_eq!(plan_id(head), None, "{}", String::from_utf8_lossy(head));
+        }
+    }
+}
