@@ -421,6 +421,7 @@ pub fn migrate(opts: &Options, progress: &dyn Progress) -> Result<Summary, Migra
     let dst_dir = File::open(&dst).map_err(io_err("cannot open", &dst))?;
     progress.begin(todo.places().len() as u64, skipped);
     convert_all(&ctx, opts, &todo, &pool, &mut journal, &dst_dir, progress)?;
+    drop(todo);
     if opts.target == Target::R6 {
         let copied = head::copy_documents(&ctx.store, &ctx.sink, &listing.documents, opts.shard)
             .map_err(|(err, path)| io_err("cannot write", &dst.join(path))(err))?;
