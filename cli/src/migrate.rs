@@ -68,11 +68,17 @@ pub(crate) struct Args {
 struct Bar(ProgressBar);
 
 impl Progress for Bar {
+    fn ordering(&self) {
+        self.0.set_message("ordering runs by plan…");
+    }
+
     fn begin(&self, todo: u64, skipped: u64) {
         self.0.set_length(todo);
         if skipped > 0 {
             self.0
                 .set_message(format!("({skipped} done before, skipped)"));
+        } else {
+            self.0.set_message("");
         }
     }
 

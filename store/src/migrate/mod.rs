@@ -201,6 +201,8 @@ pub struct Options {
 /// Progress notifications (a progress bar, or nothing), and the one way to stop a migration
 /// early: [`Progress::cancelled`].
 pub trait Progress: Sync {
+    /// The runs to convert are being ordered by plan, which reads the start of each run file.
+    fn ordering(&self) {}
     /// Conversion starts: `todo` runs to convert, `skipped` already done by an earlier session.
     fn begin(&self, _todo: u64, _skipped: u64) {}
     /// `n` more runs are done.
@@ -347,6 +349,7 @@ pub fn migrate(opts: &Options, progress: &dyn Progress) -> Result<Summary, Migra
         builder.ignore(path, reason);
     }
     if opts.dry_run {
+        progress.ordering();
         let todo = order::by_plan(&ctx.store, ctx.runs, &mine, &pool);
         return dry_run(&ctx, opts, &todo, &pool, builder, progress);
     }
@@ -410,6 +413,7 @@ pub fn migrate(opts: &Options, progress: &dyn Progress) -> Result<Summary, Migra
         )
         .map_err(io_err("cannot write", &journal_path))?;
 
+    progress.ordering();
     let todo = match done {
         Some(done) => {
             let undone: Vec<usize> = mine.iter().copied().filter(|&i| !done[i]).collect();
