@@ -120,7 +120,8 @@ impl Default for References {
 
 /// One kind of referenced document, by id, holding at most `capacity` of them. An id is taken
 /// before its document is read, so a worker that asks for it meanwhile waits for that one read
-/// instead of making its own: runs of one plan are taken one after the other by all workers.
+/// instead of making its own (a migration gives the runs of one plan to one worker, but a
+/// chunk's end can part them).
 #[derive(Debug)]
 struct Cache<T> {
     held: Mutex<HashMap<String, Held<T>>>,

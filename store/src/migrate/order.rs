@@ -143,6 +143,36 @@ mod tests {
     }
 
     #[test]
+    fn every_corpus_run_names_its_plan_in_its_head() {
+        // Pins the SDK's field order, W1 to HEAD: a stored run's `plan_id` follows its `id`.
+        let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus");
+        let mut todo = vec![corpus
+            .canonicalize()
+            .expect("the corpus beside the project")];
+        let mut runs = 0;
+        while let Some(dir) = todo.pop() {
+            for entry in std::fs::read_dir(&dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    todo.push(path);
+                    continue;
+                }
+                let bytes = std::fs::read(&path).unwrap();
+                let Some(run) = planrun_legacy::parse(&bytes)
+                    .ok()
+                    .and_then(|p| p.as_run().map(|run| run.plan_id().to_string()))
+                else {
+                    continue;
+                };
+                let head = &bytes[..bytes.len().min(HEAD)];
+                assert_eq!(plan_id(head), Some(run.as_bytes()), "{}", path.display());
+                runs += 1;
+            }
+        }
+        assert!(runs > 100, "only {runs} corpus runs");
+    }
+
+    #[test]
     fn a_plan_id_not_whole_in_the_head_is_none() {
         for head in [
             br#"{"id": "prun-1", "plan_id": "plan-2c8b5e30"#.as_slice(),
