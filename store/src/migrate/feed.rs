@@ -283,7 +283,8 @@ mod tests {
 
     #[test]
     fn joined_items_run_on_the_thread_of_the_item_before_them() {
-        // Items 10 to 14 and 20 to 22 are joined; the chunk ends between 12 and 13.
+        // Items 10 to 14 and 20 to 22 are joined; chunks of four end between 12 and 13 and
+        // between 20 and 21, and a chunk's end parts a group.
         let items: Vec<usize> = vec![1, 10, 11, 12, 13, 14, 2, 20, 21, 22, 3];
         let joined = [
             false, false, true, true, true, true, false, false, true, true, false,
@@ -306,7 +307,7 @@ mod tests {
         );
         assert_eq!(finished, items);
         let threads = threads.into_inner().unwrap();
-        for group in [&[10, 11, 12][..], &[13, 14], &[20, 21, 22]] {
+        for group in [&[10, 11, 12][..], &[13, 14], &[21, 22]] {
             let first = threads[&group[0]];
             assert!(
                 group.iter().all(|item| threads[item] == first),
