@@ -4,8 +4,8 @@
 //! * **Same bytes as `convert`.** Every run goes through [`crate::convert_entry`],
 //!   which `planrun convert` reaches through `convert_run`, so a batch gives the bytes of singles.
 //! * **SRC is never written**: it is only listed and read, and DST may not be inside it.
-//! * **Bounded memory.** Only the sorted list of run *names* is held, with a place and a hash
-//!   of its plan id per run to convert; runs are converted in chunks of [`Options::chunk_size`]
+//! * **Bounded memory.** Only the sorted list of run *names* is held, with the order to convert
+//!   them in (a place and a mark a run); runs are converted in chunks of [`Options::chunk_size`]
 //!   (256 by default) on a rayon pool whose threads take the runs in order, one at a time (the
 //!   runs of one plan together), each writing its own outputs: a worker holds one run's
 //!   documents, and a finished run only its journal line until its chunk is journaled.
