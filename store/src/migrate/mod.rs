@@ -349,8 +349,7 @@ pub fn migrate(opts: &Options, progress: &dyn Progress) -> Result<Summary, Migra
         builder.ignore(path, reason);
     }
     if opts.dry_run {
-        progress.ordering();
-        let todo = order::by_plan(&ctx.store, ctx.runs, &mine, &pool);
+        let todo = ordered(&ctx, &mine, &pool, progress);
         return dry_run(&ctx, opts, &todo, &pool, builder, progress);
     }
 
@@ -413,13 +412,12 @@ pub fn migrate(opts: &Options, progress: &dyn Progress) -> Result<Summary, Migra
         )
         .map_err(io_err("cannot write", &journal_path))?;
 
-    progress.ordering();
     let todo = match done {
         Some(done) => {
             let undone: Vec<usize> = mine.iter().copied().filter(|&i| !done[i]).collect();
-            order::by_plan(&ctx.store, ctx.runs, &undone, &pool)
+            ordered(&ctx, &undone, &pool, progress)
         }
-        None => order::by_plan(&ctx.store, ctx.runs, &mine, &pool),
+        None => ordered(&ctx, &mine, &pool, progress),
     };
     let skipped = (mine.len() - todo.places().len()) as u64;
     let dst_dir = File::open(&dst).map_err(io_err("cannot open", &dst))?;
@@ -480,6 +478,17 @@ pub fn migrate(opts: &Options, progress: &dyn Progress) -> Result<Summary, Migra
         journal: Some(journal.path().to_owned()),
         report_file: Some(report_file),
     })
+}
+
+/// The places `todo` in the order they are converted (by plan), saying so to `progress` first.
+fn ordered(
+    ctx: &Ctx,
+    todo: &[usize],
+    pool: &rayon::ThreadPool,
+    progress: &dyn Progress,
+) -> Ordered {
+    progress.ordering();
+    order::by_plan(&ctx.store, ctx.runs, todo, pool)
 }
 
 /// Converts the runs `todo` chunk by chunk on the pool while a committer thread makes each
