@@ -37,6 +37,28 @@ pub fn escape_into(out: &mut Vec<u8>, text: &str) {
     out.push(b'"');
 }
 
+/// How many bytes at the start of `bytes` need no escape: the length of the plain text before
+/// the first `"`, `\` or control byte (all of `bytes` when it has none). A reader of JSON that
+/// [`escape_into`] wrote finds a string's end with it, sixteen bytes at a time.
+pub fn plain_len(bytes: &[u8]) -> usize {
+    let mut base = 0;
+    while let Some(block) = bytes.get(base..base + BLOCK) {
+        let mask = escapes(block.try_into().expect("a block"));
+        if mask != 0 {
+            return base + mask.trailing_zeros() as usize;
+        }
+        base += BLOCK;
+    }
+    let mut tail = [b' '; BLOCK];
+    tail[..bytes.len() - base].copy_from_slice(&bytes[base..]);
+    let mask = escapes(&tail);
+    if mask == 0 {
+        bytes.len()
+    } else {
+        base + mask.trailing_zeros() as usize
+    }
+}
+
 /// Appends `bytes[from..to]`. A run of a block or less (between two escapes, in text that has
 /// many) is copied as the whole block from `from` and cut back, a fixed-size copy the compiler
 /// makes a few moves instead of a `memcpy` call.
@@ -188,6 +210,23 @@ mod tests {
                         expected,
                         "{byte:#x} at {at} among {other:#x}"
                     );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_plain_text_ends_at_the_first_byte_that_needs_an_escape() {
+        let needs = |b: u8| b < 0x20 || b == b'"' || b == b'\\';
+        for len in 0..=3 * BLOCK + 1 {
+            for byte in 0..=0xffu8 {
+                for at in 0..=len {
+                    let mut bytes = vec![b'x'; len];
+                    if at < len {
+                        bytes[at] = byte;
+                    }
+                    let expected = bytes.iter().position(|&b| needs(b)).unwrap_or(len);
+                    assert_eq!(plain_len(&bytes), expected, "{byte:#x} at {at} of {len}");
                 }
             }
         }
