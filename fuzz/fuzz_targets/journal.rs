@@ -1,8 +1,9 @@
 //! The journal reader `--resume` trusts, on any bytes. Laws: it stops at a line boundary inside
 //! the bytes; the journal cut there (what a resume keeps) reads back to the same lines, whole,
 //! and so do the cheaper views of each line the resume also reads (its head as JSON, and as read
-//! from the line's first bytes); a line appended after the cut
-//! is read back; and a journal cut anywhere reads as the lines that end before the cut.
+//! from the line's first bytes), and a line read without the JSON reader is the line serde_json
+//! reads, in the bytes the writer writes for it; a line appended after the cut is read back; and
+//! a journal cut anywhere reads as the lines that end before the cut.
 #![no_main]
 
 use std::io::Cursor;
@@ -35,6 +36,22 @@ fuzz_target!(|data: &[u8]| {
     let (again, _, torn) = read(kept);
     assert!(!torn, "the journal cut at the reader's end is still torn");
     assert_eq!(again, lines, "the cut journal reads back otherwise");
+
+    for (n, raw) in kept.split_inclusive(|&b| b == b'\n').enumerate() {
+        if let Some(fast) = Line::canonical(raw) {
+            let serde = serde_json::from_slice::<Line>(raw).ok();
+            assert_eq!(
+                serde.as_ref(),
+                Some(&fast),
+                "line {n}: read otherwise without the JSON reader"
+            );
+            assert_eq!(
+                fast.to_jsonl().as_bytes(),
+                raw,
+                "line {n}: not the bytes the writer writes"
+            );
+        }
+    }
 
     let mut heads = Reader::new(Cursor::new(kept));
     let mut n = 0;
