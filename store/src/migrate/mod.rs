@@ -850,7 +850,7 @@ fn completed_and_intact(
     dst: &Path,
     runs: &Names,
 ) -> Result<Vec<bool>, MigrateError> {
-    let last = FinalLines::read(journal, runs)?;
+    let mut last = FinalLines::read(journal, runs)?.in_journal_order();
     let mut done = vec![false; runs.len()];
     let mut reader = Reader::open(journal).map_err(io_err("cannot read", journal))?;
     let mut index = 0u64;
@@ -908,14 +908,34 @@ impl<'a> FinalLines<'a> {
         Ok(found)
     }
 
-    /// The place of the run of `line`, the journal's line `index`, when that is the run's last
-    /// final line. Other lines (`started` is as common as the final ones) are not looked up.
-    fn position(&self, line: &Line, index: u64) -> Option<usize> {
-        if !line.event.is_final() {
-            return None;
+    /// The runs' last final lines in the order the journal has them, for a second reading of
+    /// the journal that finds each line's run without looking its name up.
+    fn in_journal_order(&self) -> InJournalOrder<'a> {
+        let mut lines: Vec<(u64, usize)> = (self.last.iter().enumerate())
+            .filter(|(_, &index)| index != 0)
+            .map(|(at, &index)| (index, at))
+            .collect();
+        lines.sort_unstable();
+        InJournalOrder {
+            runs: self.runs,
+            lines: lines.into_iter().peekable(),
         }
-        let at = self.runs.position(line.run.as_deref()?)?;
-        (self.last[at] == index).then_some(at)
+    }
+}
+
+/// [`FinalLines`] by journal line, read in step with the journal.
+struct InJournalOrder<'a> {
+    runs: &'a Names,
+    lines: std::iter::Peekable<std::vec::IntoIter<(u64, usize)>>,
+}
+
+impl InJournalOrder<'_> {
+    /// The place of the run of `line`, the journal's line `index`, when that is the run's last
+    /// final line. Lines must come in journal order; the line's run is checked, not trusted.
+    fn position(&mut self, line: &Line, index: u64) -> Option<usize> {
+        while self.lines.next_if(|&(last, _)| last < index).is_some() {}
+        let (_, at) = self.lines.next_if(|&(last, _)| last == index)?;
+        (line.event.is_final() && line.run.as_deref() == Some(&self.runs[at])).then_some(at)
     }
 }
 
@@ -1155,6 +1175,7 @@ fn verify(
             "{unsettled} run(s) of the shard have no final journal line"
         ));
     }
+    let mut settling = last.in_journal_order();
     let mut reader = Reader::open(journal).map_err(io_err("cannot read", journal))?;
     let mut index = 0u64;
     let mut batch: Vec<Line> = Vec::with_capacity(chunk_size);
@@ -1180,7 +1201,7 @@ fn verify(
                     builder.define(key, counts);
                     continue;
                 }
-                if last.position(&line, index).is_none() {
+                if settling.position(&line, index).is_none() {
                     continue;
                 }
                 if let Err(problem) = builder.add(&line) {
@@ -1193,7 +1214,8 @@ fn verify(
                         if progress.cancelled() {
                             return Err(MigrateError::Cancelled);
                         }
-                        send((batches, std::mem::take(&mut batch)));
+                        let full = Vec::with_capacity(chunk_size);
+                        send((batches, std::mem::replace(&mut batch, full)));
                         batches += 1;
                     }
                 }
