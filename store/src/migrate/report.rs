@@ -141,6 +141,10 @@ pub struct Builder {
     fields: IndexSet<String, Fast>,
     /// How many runs name each key: a key's counts are added once per key, times this.
     runs_sharing: Counts,
+    /// The last of `slowest` and of `largest` when they were last cut to [`TOP`]: its time or
+    /// size and its run's name. A run that does not beat it can never be listed, and is not
+    /// added to the list (which would cost it a copy of its path, id and version).
+    floors: [Option<(u64, String)>; 2],
 }
 
 impl Builder {
@@ -180,6 +184,7 @@ impl Builder {
             shared: HashMap::default(),
             fields: IndexSet::default(),
             runs_sharing: Counts::default(),
+            floors: [None, None],
         }
     }
 
@@ -223,7 +228,7 @@ impl Builder {
             bump(&mut self.runs_sharing, key, 1);
         }
         let report = &mut self.report;
-        let path = planrun_wire::join!(self.src_dir, "/", run);
+        let path = || planrun_wire::join!(self.src_dir, "/", run);
         report.runs += 1;
         // Counted without allocating keys that are already there: this runs once per run.
         bump(&mut report.outcomes, class.as_str(), 1);
@@ -241,23 +246,46 @@ impl Builder {
             .flatten()
             .filter(|m| m.path.contains('/') && !m.path.starts_with(super::CONTROL_DIR))
             .count() as u64;
-        let stat = RunStat {
-            path: path.clone(),
-            id: line.id.clone(),
-            class,
-            version: line.version.clone(),
-            micros: line.micros.unwrap_or(0),
-            bytes_in: line.bytes_in.unwrap_or(0),
-            bytes_out: line.bytes_out,
+        let (micros, bytes_in) = (line.micros.unwrap_or(0), line.bytes_in.unwrap_or(0));
+        let beats = |floor: &Option<(u64, String)>, value: u64| {
+            floor.as_ref().is_none_or(|(least, name)| {
+                value > *least || (value == *least && run < name.as_str())
+            })
         };
-        report.slowest.push(stat.clone());
-        report.largest.push(stat);
-        if report.slowest.len() > 8 * TOP {
+        let (slow, large) = (
+            beats(&self.floors[0], micros),
+            beats(&self.floors[1], bytes_in),
+        );
+        if slow || large {
+            let stat = RunStat {
+                path: path(),
+                id: line.id.clone(),
+                class,
+                version: line.version.clone(),
+                micros,
+                bytes_in,
+                bytes_out: line.bytes_out,
+            };
+            match (slow, large) {
+                (true, true) => {
+                    report.slowest.push(stat.clone());
+                    report.largest.push(stat);
+                }
+                (true, false) => report.slowest.push(stat),
+                _ => report.largest.push(stat),
+            }
+        }
+        if report.slowest.len().max(report.largest.len()) > 8 * TOP {
             top(&mut report.slowest, &mut report.largest);
+            let name = |stat: &RunStat| stat.path[self.src_dir.len() + 1..].to_owned();
+            self.floors = [
+                (report.slowest.get(TOP - 1)).map(|slow| (slow.micros, name(slow))),
+                (report.largest.get(TOP - 1)).map(|large| (large.bytes_in, name(large))),
+            ];
         }
         if let Some(error) = &line.error {
             report.failures.push(FailureEntry {
-                path,
+                path: path(),
                 class,
                 file: error.file.clone(),
                 pointer: error.pointer.clone(),
@@ -605,6 +633,32 @@ mod tests {
         assert!(whole
             .to_text()
             .contains("/src/prun-07.json: rejected (data) prun-07.json:2:3 at /x: bad"));
+    }
+
+    proptest::proptest! {
+        /// The lists keep only runs that beat the last of a cut list; they still list what
+        /// sorting every run would.
+        #[test]
+        fn the_slowest_and_largest_are_those_of_all_runs(
+            stats in proptest::collection::vec((0..6u64, 0..6u64), 0..400)
+        ) {
+            let src = Path::new("/src");
+            let mut builder = Builder::new(src, None, false, None);
+            let mut all = Vec::new();
+            for (i, &(micros, bytes_in)) in stats.iter().enumerate() {
+                let run = format!("prun-{:05}.json", i * 7919 % 10007);
+                builder.add(&line(&run, Class::Converted, micros, bytes_in)).unwrap();
+                all.push((format!("/src/{run}"), micros, bytes_in));
+            }
+            let report = builder.finish();
+            let listed = |list: &[RunStat]| {
+                list.iter().map(|s| (s.path.clone(), s.micros, s.bytes_in)).collect::<Vec<_>>()
+            };
+            all.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+            proptest::prop_assert_eq!(listed(&report.slowest), all[..all.len().min(TOP)].to_vec());
+            all.sort_by(|a, b| b.2.cmp(&a.2).then_with(|| a.0.cmp(&b.0)));
+            proptest::prop_assert_eq!(listed(&report.largest), all[..all.len().min(TOP)].to_vec());
+        }
     }
 
     #[test]
