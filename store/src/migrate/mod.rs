@@ -850,7 +850,8 @@ fn completed_and_intact(
     dst: &Path,
     runs: &Names,
 ) -> Result<Vec<bool>, MigrateError> {
-    let mut last = FinalLines::read(journal, runs)?.in_journal_order();
+    let last = FinalLines::read(journal, runs)?;
+    let mut last = last.in_journal_order();
     let mut done = vec![false; runs.len()];
     let mut reader = Reader::open(journal).map_err(io_err("cannot read", journal))?;
     let mut index = 0u64;
@@ -877,9 +878,16 @@ struct FinalLines<'a> {
     last: Vec<u64>,
     /// The first run the journal has a final line for that is not in `runs`.
     stray: Option<String>,
+    /// The place of the run of each final line, in journal order ([`FinalLines::ELSEWHERE`]
+    /// for one not in `runs`): four bytes a line, so that a second reading of the journal finds
+    /// each line's run without looking its name up again.
+    places: Vec<u32>,
 }
 
 impl<'a> FinalLines<'a> {
+    /// In `places`: a run not in the listing (or at a place beyond `u32`).
+    const ELSEWHERE: u32 = u32::MAX;
+
     /// Reads only the lines' heads: the callers read the lines again in full, and stop where
     /// one is invalid (a resume has cut those off; verify reports one). `runs` is in byte order,
     /// as a [`Listing`](crate::store::Listing) is.
@@ -888,6 +896,7 @@ impl<'a> FinalLines<'a> {
             runs,
             last: vec![0; runs.len()],
             stray: None,
+            places: Vec::new(),
         };
         let mut reader = Reader::open(journal).map_err(io_err("cannot read", journal))?;
         let mut index = 0u64;
@@ -896,46 +905,53 @@ impl<'a> FinalLines<'a> {
             if !line.is_final() {
                 continue;
             }
-            if let Some(run) = line.run {
-                match runs.position(&run) {
-                    Some(at) => found.last[at] = index,
-                    None => {
-                        found.stray.get_or_insert(run);
-                    }
+            let at = line.run.as_deref().and_then(|run| runs.position(run));
+            match (at, line.run) {
+                (Some(at), _) => found.last[at] = index,
+                (None, Some(run)) => {
+                    found.stray.get_or_insert(run);
                 }
+                (None, None) => {}
             }
+            let place = at.and_then(|at| u32::try_from(at).ok());
+            found.places.push(place.unwrap_or(Self::ELSEWHERE));
         }
         Ok(found)
     }
 
-    /// The runs' last final lines in the order the journal has them, for a second reading of
-    /// the journal that finds each line's run without looking its name up.
-    fn in_journal_order(&self) -> InJournalOrder<'a> {
-        let mut lines: Vec<(u64, usize)> = (self.last.iter().enumerate())
-            .filter(|(_, &index)| index != 0)
-            .map(|(at, &index)| (index, at))
-            .collect();
-        lines.sort_unstable();
+    /// A reading of the journal's lines again, in order, that tells which settle a run.
+    fn in_journal_order(&self) -> InJournalOrder<'_, 'a> {
         InJournalOrder {
-            runs: self.runs,
-            lines: lines.into_iter().peekable(),
+            lines: self,
+            next: 0,
         }
     }
 }
 
-/// [`FinalLines`] by journal line, read in step with the journal.
-struct InJournalOrder<'a> {
-    runs: &'a Names,
-    lines: std::iter::Peekable<std::vec::IntoIter<(u64, usize)>>,
+/// [`FinalLines`] read in step with the journal.
+struct InJournalOrder<'f, 'a> {
+    lines: &'f FinalLines<'a>,
+    /// How many final lines have been read.
+    next: usize,
 }
 
-impl InJournalOrder<'_> {
+impl InJournalOrder<'_, '_> {
     /// The place of the run of `line`, the journal's line `index`, when that is the run's last
-    /// final line. Lines must come in journal order; the line's run is checked, not trusted.
+    /// final line. Every line must be passed, in journal order; the line's run is checked
+    /// against its place, not trusted.
     fn position(&mut self, line: &Line, index: u64) -> Option<usize> {
-        while self.lines.next_if(|&(last, _)| last < index).is_some() {}
-        let (_, at) = self.lines.next_if(|&(last, _)| last == index)?;
-        (line.event.is_final() && line.run.as_deref() == Some(&self.runs[at])).then_some(at)
+        if !line.event.is_final() {
+            return None;
+        }
+        let place = *self.lines.places.get(self.next)?;
+        self.next += 1;
+        let runs = self.lines.runs;
+        let run = line.run.as_deref()?;
+        let at = match place {
+            FinalLines::ELSEWHERE => runs.position(run)?,
+            place => usize::try_from(place).ok()?,
+        };
+        (self.lines.last[at] == index && runs[at] == *run).then_some(at)
     }
 }
 
@@ -1264,6 +1280,69 @@ fn verify(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The second reading of the journal finds each run's last final line by the places the
+    /// first recorded, as a lookup of every line's run by name finds it.
+    #[test]
+    fn a_second_reading_finds_the_last_final_line_of_each_run() {
+        let line = |event, run: &str| Line {
+            event,
+            run: Some(run.into()),
+            ..Line::default()
+        };
+        let lines = vec![
+            Line::default(),
+            line(Event::Started, "a.json"),
+            line(Event::Failed, "a.json"),
+            line(Event::Started, "b.json"),
+            line(Event::Completed, "b.json"),
+            line(Event::Completed, "stray.json"),
+            line(Event::Completed, "a.json"),
+            Line {
+                event: Event::Failed,
+                ..Line::default()
+            },
+            line(Event::Failed, "with \"escape\".json"),
+            line(Event::Failed, "c.json"),
+            line(Event::Completed, "c.json"),
+            line(Event::Completed, "with \"escape\".json"),
+        ];
+        let dir = tempfile::tempdir().unwrap();
+        let journal = dir.path().join("journal.jsonl");
+        let text: String = lines.iter().map(Line::to_jsonl).collect();
+        std::fs::write(&journal, text).unwrap();
+        let runs: Names = ["a.json", "b.json", "c.json", "with \"escape\".json"]
+            .into_iter()
+            .collect();
+        let found = FinalLines::read(&journal, &runs).unwrap();
+        assert_eq!(found.last, [7, 5, 11, 12]);
+        assert_eq!(found.stray.as_deref(), Some("stray.json"));
+        let mut again = found.in_journal_order();
+        let settling: Vec<Option<usize>> = (lines.iter().zip(1..))
+            .map(|(line, index)| again.position(line, index))
+            .collect();
+        let by_name: Vec<Option<usize>> = (lines.iter().zip(1..))
+            .map(|(line, index)| {
+                let at = runs.position(line.run.as_deref()?)?;
+                (line.event.is_final() && found.last[at] == index).then_some(at)
+            })
+            .collect();
+        assert_eq!(settling, by_name);
+        let settled = [
+            None,
+            None,
+            None,
+            None,
+            Some(1),
+            None,
+            Some(0),
+            None,
+            None,
+            None,
+        ];
+        assert_eq!(settling[..10], settled);
+        assert_eq!(settling[10..], [Some(2), Some(3)]);
+    }
 
     #[test]
     fn shards_parse_and_split_every_name_exactly_once() {
