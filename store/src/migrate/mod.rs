@@ -317,7 +317,12 @@ pub fn migrate(opts: &Options, progress: &dyn Progress) -> Result<Summary, Migra
             src.display()
         )));
     }
-    let listing = list_store(&src).map_err(io_err("cannot list SRC", &src))?;
+    let mut listing = list_store(&src).map_err(io_err("cannot list SRC", &src))?;
+    if opts.target != Target::R6 {
+        // Only a HEAD store copies the store's other documents; a V2 store reads plans and end
+        // users by the ids its runs name, so their names (2 MB at 100,000 runs) are not kept.
+        listing.documents = Names::default();
+    }
     let mine: Vec<usize> = (0..listing.runs.len())
         .filter(|&i| opts.shard.is_none_or(|s| s.owns(&listing.runs[i])))
         .collect();
