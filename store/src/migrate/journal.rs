@@ -476,7 +476,7 @@ impl Line {
 struct Canonical<'a>(&'a str);
 
 impl<'a> Canonical<'a> {
-    /// Takes `bytes`, if they come next.
+    /// Takes `text`, if it comes next.
     fn tag(&mut self, text: &str) -> Option<()> {
         self.0 = self.0.strip_prefix(text)?;
         Some(())
