@@ -56,6 +56,16 @@ pub enum Event {
 }
 
 impl Event {
+    /// Every event a journal line can record.
+    pub const ALL: [Event; 6] = [
+        Event::Header,
+        Event::Session,
+        Event::Started,
+        Event::Completed,
+        Event::Failed,
+        Event::Entries,
+    ];
+
     /// Whether a line of this event settles a run (completed or failed).
     pub fn is_final(self) -> bool {
         matches!(self, Event::Completed | Event::Failed)
@@ -378,16 +388,7 @@ impl Line {
         let text = std::str::from_utf8(bytes).ok()?;
         let mut at = Canonical(text.strip_prefix("{\"event\":")?);
         let event = at.word()?;
-        let event = [
-            Event::Header,
-            Event::Session,
-            Event::Started,
-            Event::Completed,
-            Event::Failed,
-            Event::Entries,
-        ]
-        .into_iter()
-        .find(|e| e.as_str() == event)?;
+        let event = Event::ALL.into_iter().find(|e| e.as_str() == event)?;
         let mut line = Line {
             event,
             format: at.field("format", Canonical::text)?,
@@ -751,14 +752,7 @@ mod tests {
     }
 
     fn line() -> impl Strategy<Value = Line> {
-        let event = prop_oneof![
-            Just(Event::Header),
-            Just(Event::Session),
-            Just(Event::Started),
-            Just(Event::Completed),
-            Just(Event::Failed),
-            Just(Event::Entries),
-        ];
+        let event = proptest::sample::select(Event::ALL.to_vec());
         let class = proptest::sample::select(Class::ALL.to_vec());
         let kind = proptest::sample::select(EntryKind::ALL.to_vec());
         let memory = (text(), any::<u64>(), text()).prop_map(|(path, bytes, hash)| MemoryRecord {
