@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use anyhow::{bail, Context};
 use indicatif::{ProgressBar, ProgressStyle};
 use planrun_store::migrate::{
-    migrate, Options, Progress, Shard, Summary, Target, DEFAULT_CHUNK_SIZE,
+    migrate, Durability, Options, Progress, Shard, Summary, Target, DEFAULT_CHUNK_SIZE,
 };
 
 use crate::common::{load_config, Format, Globals, Outcome};
@@ -60,6 +60,11 @@ pub(crate) struct Args {
     /// chunk of runs).
     #[arg(long)]
     durable: bool,
+    /// Never sync: leave outputs and journal to the kernel's write-back, as `cp -r` does. Faster
+    /// on disk; after an OS crash or power loss, --resume redoes every output that did not
+    /// reach the disk.
+    #[arg(long, conflicts_with = "durable")]
+    no_sync: bool,
     /// Runs per chunk (memory bound and group-commit size).
     #[arg(long, value_name = "N", default_value_t = DEFAULT_CHUNK_SIZE, hide = true)]
     chunk_size: usize,
@@ -123,7 +128,13 @@ pub(crate) fn run(globals: &Globals, args: Args) -> anyhow::Result<Outcome> {
         resume: args.resume,
         dry_run: args.dry_run,
         shard: args.shard,
-        durable: args.durable,
+        durability: if args.durable {
+            Durability::Files
+        } else if args.no_sync {
+            Durability::None
+        } else {
+            Durability::Chunks
+        },
         chunk_size: args.chunk_size,
         config: load_config(args.config.as_deref())?,
         target: match args.to {

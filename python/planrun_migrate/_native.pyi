@@ -156,12 +156,15 @@ def migrate(
     shard: str | tuple[int, int] | None = None,
     config: Config | StrPath | None = None,
     durable: bool = False,
+    no_sync: bool = False,
 ) -> dict[str, Any]:
     """Migrates a store as `planrun migrate SRC --out OUT [--to v2|r6]` does; returns the JSON
     report (its `outcomes` count the runs per outcome class).
 
     `to="r6"` writes a DiskFileStorage store the SDK at HEAD loads completely. A
     KeyboardInterrupt stops it once the chunks in flight are journaled (resumable with `resume=True`).
+    `durable` fsyncs every file and `no_sync` syncs nothing (`--durable`, `--no-sync`); by
+    default one syncfs per group of chunks makes outputs durable before they are journaled.
     Raises ValueError for bad arguments, and PlanrunError when the migration cannot run or its
     verify pass fails; rejected and blocked runs are in the report.
     """

@@ -25,7 +25,9 @@ use std::time::Duration;
 
 use planrun_converter::downgrade::{downgrade_to_head, DowngradeError};
 use planrun_legacy::json::{from_tree, parse_value, to_sdk_json};
-use planrun_store::migrate::{MigrateError, Options, Progress, Shard, Target, DEFAULT_CHUNK_SIZE};
+use planrun_store::migrate::{
+    Durability, MigrateError, Options, Progress, Shard, Target, DEFAULT_CHUNK_SIZE,
+};
 use planrun_store::{convert_document, convert_entry, convert_run, References, RunResult};
 use planrun_v2::PlanRunV2;
 use pyo3::exceptions::{PyOSError, PyTypeError, PyValueError};
@@ -522,7 +524,7 @@ impl Progress for Cancel {
 /// runs). `jobs` is the number of worker threads (default: the cores); `resume` continues the
 /// migration recorded in `out`; `dry_run` converts and checks in memory and writes nothing;
 /// `shard` is `"I/N"` or `(I, N)`; `config` a `Config` or a Config file's path; `durable` fsyncs
-/// every file. `to` is `"v2"` (PlanRunV2 files) or `"r6"` (a `DiskFileStorage` store the SDK at
+/// every file, `no_sync` syncs nothing (`--durable`, `--no-sync`). `to` is `"v2"` (PlanRunV2 files) or `"r6"` (a `DiskFileStorage` store the SDK at
 /// HEAD loads completely, what HEAD cannot hold kept under `out/.planrun/residue/`), as
 /// `--to` of the CLI.
 ///
@@ -531,7 +533,7 @@ impl Progress for Cancel {
 /// verify pass fails (the CLI's exit 2), `ValueError` for an unknown `to`; rejected and blocked
 /// runs are in the report, not errors.
 #[pyfunction]
-#[pyo3(signature = (src, out, *, jobs=None, resume=false, dry_run=false, to="v2", shard=None, config=None, durable=false))]
+#[pyo3(signature = (src, out, *, jobs=None, resume=false, dry_run=false, to="v2", shard=None, config=None, durable=false, no_sync=false))]
 #[allow(
     clippy::too_many_arguments,
     reason = "the keyword arguments of `planrun migrate`"
@@ -547,6 +549,7 @@ fn migrate<'py>(
     shard: Option<&Bound<'py, PyAny>>,
     config: Option<&Bound<'py, PyAny>>,
     durable: bool,
+    no_sync: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
     let target = match to.to_ascii_lowercase().as_str() {
         "v2" => Target::V2,
@@ -581,6 +584,15 @@ fn migrate<'py>(
             Some(Shard::from_str(&text).map_err(PyValueError::new_err)?)
         }
     };
+    let durability =
+        match (durable, no_sync) {
+            (true, true) => return Err(PyValueError::new_err(
+                "durable and no_sync cannot be combined: one fsyncs every file, the other nothing",
+            )),
+            (true, false) => Durability::Files,
+            (false, true) => Durability::None,
+            (false, false) => Durability::Chunks,
+        };
     let config = config::argument(py, config)?;
     let options = Options {
         src,
@@ -589,7 +601,7 @@ fn migrate<'py>(
         resume,
         dry_run,
         shard,
-        durable,
+        durability,
         chunk_size: DEFAULT_CHUNK_SIZE,
         config: (*config).clone(),
         target,

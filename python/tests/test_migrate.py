@@ -63,6 +63,13 @@ def test_to_r6_writes_the_head_store_of_the_cli(generated, planrun, tmp_path):
     assert stable(report) == stable(json.loads(result.stdout))
 
 
+def test_no_sync_writes_the_same_tree(generated, migrated, tmp_path):
+    dst = tmp_path / "unsynced"
+    report = pm.migrate(generated, dst, no_sync=True, jobs=1)
+    assert report["runs"] == migrated[1]["runs"]
+    assert tree(dst) == tree(migrated[0])
+
+
 def test_shards_together_write_one_migration(generated, migrated, tmp_path):
     dst = tmp_path / "sharded"
     first = pm.migrate(generated, dst, shard="0/2", jobs=1)
@@ -83,6 +90,8 @@ def test_arguments_the_engine_refuses(generated, tmp_path):
         pm.migrate(generated, tmp_path / "a", shard="2/2")
     with pytest.raises(TypeError):
         pm.migrate(generated, tmp_path / "a", shard=1.5)
+    with pytest.raises(ValueError, match="no_sync"):
+        pm.migrate(generated, tmp_path / "a", durable=True, no_sync=True)
     with pytest.raises(pm.PlanrunError, match="must not contain each other"):
         pm.migrate(generated, generated / "inside")
     busy = tmp_path / "busy"

@@ -21,7 +21,7 @@
 //!   order, while the workers convert the next chunk, so conversion never waits for the disk (a
 //!   few chunks run ahead at most); chunks that finish during a sync share the next one.
 //!   With `--durable`: each output is fsynced before it gets its name, each touched directory
-//!   after, and the journal after every append.
+//!   after, and the journal after every append. With `--no-sync`: no sync at all.
 //! * **Resume.** A run counts as done only when its last journal line is `completed` *and* its
 //!   output still has the journaled size and hash; everything else is redone. Stale temp files of
 //!   the shard are removed first; a torn journal tail is cut off.
@@ -38,7 +38,9 @@
 //! last `syncfs` may be lost, and those runs are redone with the chunks in flight (a few at
 //! most); an output that reached the disk only in part is caught by the
 //! size/hash check and redone. With `--durable` a `completed` line, once written, is itself on
-//! disk. Both rely on the file system and the disk honouring `syncfs`/`fsync`.
+//! disk. Both rely on the file system and the disk honouring `syncfs`/`fsync`. With
+//! `--no-sync` a `completed` line may reach the disk before its output: resume's size/hash check
+//! redoes every such run, and a journal line the crash damaged is cut off with all after it.
 
 mod feed;
 pub mod head;
@@ -173,6 +175,30 @@ impl Target {
     }
 }
 
+/// When a migration makes what it wrote durable, that is, able to survive an OS crash or a power
+/// loss (a killed process loses nothing journaled in any mode: the page cache outlives it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Durability {
+    /// `--no-sync`: never; outputs and journal are left to the kernel's write-back, as `cp -r`
+    /// leaves its copy. After an OS crash a `completed` line may name an output that did not
+    /// reach the disk; `--resume` re-hashes every such output and redoes the ones that differ.
+    None,
+    /// The default: one `syncfs(2)` per group of finished chunks before their `completed` lines
+    /// are written, and one at the end.
+    #[default]
+    Chunks,
+    /// `--durable`: each output fsynced before it gets its name, each directory written into
+    /// fsynced before the chunk is journaled, and the journal after every append.
+    Files,
+}
+
+impl Durability {
+    /// Whether every file is fsynced on its own (`--durable`).
+    pub fn per_file(self) -> bool {
+        self == Durability::Files
+    }
+}
+
 /// What to migrate, and how.
 #[derive(Debug, Clone)]
 pub struct Options {
@@ -188,8 +214,8 @@ pub struct Options {
     pub dry_run: bool,
     /// Only this shard of the store.
     pub shard: Option<Shard>,
-    /// fsync every output and directory before journaling (instead of one `syncfs` per chunk).
-    pub durable: bool,
+    /// When outputs are made durable.
+    pub durability: Durability,
     /// Runs per chunk.
     pub chunk_size: usize,
     /// The config every run gets.
@@ -286,7 +312,7 @@ struct Ctx<'a> {
     runs: &'a Names,
     conflicts: Conflicts,
     config: &'a ResolvedConfig,
-    durable: bool,
+    durability: Durability,
     dry_run: bool,
     target: Target,
     store: DiskStore,
@@ -336,11 +362,11 @@ pub fn migrate(opts: &Options, progress: &dyn Progress) -> Result<Summary, Migra
         runs: &listing.runs,
         conflicts: Conflicts::of(&listing.runs),
         config: &opts.config,
-        durable: opts.durable,
+        durability: opts.durability,
         dry_run: opts.dry_run,
         target: opts.target,
         store: DiskStore::new(&src),
-        sink: DiskSink::new(&dst, opts.durable, &shard_tag(opts.shard)),
+        sink: DiskSink::new(&dst, opts.durability.per_file(), &shard_tag(opts.shard)),
         refs: References::default(),
         checker: Checker::new(),
     };
@@ -379,7 +405,7 @@ pub fn migrate(opts: &Options, progress: &dyn Progress) -> Result<Summary, Migra
         Start::Fresh => {
             std::fs::create_dir_all(&control).map_err(io_err("cannot create", &control))?;
             let writer = open_err(Writer::create(&journal_path, &header), &journal_path)?;
-            if opts.durable {
+            if opts.durability.per_file() {
                 // The journal's directory entries, so a power loss cannot leave outputs without it.
                 for dir in [Some(control.as_path()), Some(dst.as_path()), dst.parent()]
                     .into_iter()
@@ -413,7 +439,7 @@ pub fn migrate(opts: &Options, progress: &dyn Progress) -> Result<Summary, Migra
                 resume: Some(resumed),
                 ..Line::default()
             }],
-            opts.durable,
+            opts.durability.per_file(),
         )
         .map_err(io_err("cannot write", &journal_path))?;
 
@@ -437,7 +463,7 @@ pub fn migrate(opts: &Options, progress: &dyn Progress) -> Result<Summary, Migra
             builder.ignore(&src.join(name), &why);
         }
     }
-    if !opts.durable {
+    if opts.durability == Durability::Chunks {
         crate::fsio::syncfs(&dst_dir).map_err(io_err("cannot sync", &dst))?;
     }
 
@@ -468,10 +494,14 @@ pub fn migrate(opts: &Options, progress: &dyn Progress) -> Result<Summary, Migra
             text.as_bytes(),
         )
         .map_err(io_err("cannot write", &report_file))?;
-    if opts.durable {
-        crate::fsio::fsync_dir(&control).map_err(io_err("cannot sync", &control))?;
-    } else {
-        crate::fsio::syncfs(&dst_dir).map_err(io_err("cannot sync", &dst))?;
+    match opts.durability {
+        Durability::Files => {
+            crate::fsio::fsync_dir(&control).map_err(io_err("cannot sync", &control))?;
+        }
+        Durability::Chunks => {
+            crate::fsio::syncfs(&dst_dir).map_err(io_err("cannot sync", &dst))?;
+        }
+        Durability::None => {}
     }
     progress.end();
     Ok(Summary {
@@ -533,7 +563,7 @@ fn convert_all(
                 if !finished.is_empty() {
                     commit(ctx, dst_dir, &finished)?;
                     journal
-                        .append(&finished, opts.durable)
+                        .append(&finished, opts.durability.per_file())
                         .map_err(&write_err)?;
                     progress.advance(finished.len() as u64);
                 }
@@ -1103,11 +1133,16 @@ fn write_outputs(
     Ok(records)
 }
 
-/// Makes a chunk's outputs durable before its lines are journaled: one `syncfs`, or (durable)
-/// an fsync of every directory the chunk wrote into (its files were fsynced before renaming).
+/// Makes a chunk's outputs durable before its lines are journaled: one `syncfs`, or (per file)
+/// an fsync of every directory the chunk wrote into (its files were fsynced before renaming),
+/// or nothing (`--no-sync`).
 fn commit(ctx: &Ctx, dst_dir: &File, lines: &[Line]) -> Result<(), MigrateError> {
-    if !ctx.durable {
-        return crate::fsio::syncfs(dst_dir).map_err(io_err("cannot sync", &ctx.dst));
+    match ctx.durability {
+        Durability::None => return Ok(()),
+        Durability::Chunks => {
+            return crate::fsio::syncfs(dst_dir).map_err(io_err("cannot sync", &ctx.dst));
+        }
+        Durability::Files => {}
     }
     let mut dirs = BTreeSet::new();
     for line in lines.iter().filter(|l| l.event == Event::Completed) {
@@ -1431,7 +1466,7 @@ mod tests {
             resume: false,
             dry_run: false,
             shard: None,
-            durable: false,
+            durability: Durability::Chunks,
             chunk_size: 1,
             config: ResolvedConfig::sdk_defaults().unwrap(),
             target: Target::V2,
