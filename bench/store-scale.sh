@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Store-scale benchmark of `planrun migrate`: generates a store of N runs (default 100,000) and,
 # in one run, measures `cp -r` of the store (the file-layer floor; also `cp -r` + `sync`, since
-# migrate ends durable and cp does not, and `cp -r` of a migrated DST, which holds more bytes
-# than SRC), `migrate --jobs 2` and `migrate --jobs 1` (wall, user and system CPU, peak RSS via
-# /usr/bin/time -v), plus the peak RSS of a 10,000-run migration for the memory-scaling ratio,
-# and the Python peer of ../shared/peer (a pydantic migration script, `--jobs 1`) on the same
-# store. The same measurements (but cp+sync and the small store) are taken again on a copy of
-# the store in memory (MEMDIR, default /dev/shm), where the disk does not hide the CPU; those are
-# named mem_*. The measurements alternate over ROUNDS rounds (default 3) and the median of each
-# is reported, with the goals as ratios; all rounds are written as JSON.
+# migrate ends durable and cp does not, and `cp -r` of a migrated DST, which holds more bytes than
+# SRC), `migrate --jobs 2` (also with `--no-sync`, which like cp syncs nothing) and `migrate
+# --jobs 1` (wall, user and system CPU, peak RSS via /usr/bin/time -v), plus the peak RSS of a
+# 10,000-run migration for the memory-scaling ratio, and the Python peer of ../shared/peer (a
+# pydantic migration script, `--jobs 1`) on the same store. The same measurements (but cp+sync and
+# the small store) are taken again on a copy of the store in memory (MEMDIR, default /dev/shm),
+# where the disk does not hide the CPU; those are named mem_*. The measurements alternate over
+# ROUNDS rounds (default 3) and the median of each is reported, with the goals as ratios; all
+# rounds are written as JSON.
 #
 #   bench/store-scale.sh [RUNS] [WORKDIR]        e.g. ROUNDS=5 bench/store-scale.sh 100000 /work/bench
 #
@@ -72,6 +73,7 @@ for round in $(seq "$rounds"); do
     results+=("$(measure cp cp -r "$work/store" "$work/copy-$round")")
     results+=("$(measure cp_sync sh -c 'cp -r "$1" "$2" && sync' sh "$work/store" "$work/copy-sync-$round")")
     results+=("$(measure jobs2 "$bin" migrate "$work/store" --out "$work/out-jobs2-$round" --jobs 2 --quiet)")
+    results+=("$(measure nosync2 "$bin" migrate "$work/store" --out "$work/out-nosync2-$round" --jobs 2 --no-sync --quiet)")
     results+=("$(measure jobs1 "$bin" migrate "$work/store" --out "$work/out-jobs1-$round" --jobs 1 --quiet)")
     results+=("$(measure small "$bin" migrate "$work/small" --out "$work/out-small-$round" --jobs 2 --quiet)")
     # The write side's floor: V2 files embed their plan and config, so DST holds more bytes than
@@ -93,11 +95,13 @@ for round in $(seq "$rounds"); do
         rm -rf "$mem/out-peer"
     fi
     # The measured migrations must have succeeded and agree byte for byte.
-    for out in "out-jobs2-$round" "out-jobs1-$round" "out-small-$round"; do
+    for out in "out-jobs2-$round" "out-nosync2-$round" "out-jobs1-$round" "out-small-$round"; do
         [ -f "$work/$out/.planrun/report.json" ] || { echo "migrate into $out failed" >&2; exit 1; }
     done
     diff -rq -x .planrun "$work/out-jobs1-$round" "$work/out-jobs2-$round" > /dev/null \
         || { echo "--jobs 1 and --jobs 2 wrote different outputs" >&2; exit 1; }
+    diff -rq -x .planrun "$work/out-nosync2-$round" "$work/out-jobs2-$round" > /dev/null \
+        || { echo "--no-sync wrote other outputs than the default" >&2; exit 1; }
 done
 
 # Medians per measurement (the middle round of each, field by field).
@@ -141,6 +145,7 @@ awk -v runs="$runs" '
     END {
         printf "jobs2 wall / cp wall        %.2f  (goal <= 1.2)\n", wall["jobs2"] / wall["cp"]
         printf "jobs2 wall / cp+sync wall   %.2f\n", wall["jobs2"] / wall["cp_sync"]
+        printf "jobs2 --no-sync / cp wall   %.2f  (neither syncs)\n", wall["nosync2"] / wall["cp"]
         printf "jobs2 wall / cp of DST wall %.2f\n", wall["jobs2"] / wall["cp_out"]
         printf "jobs1 wall / jobs2 wall     %.2f  (goal >= 1.7)\n", wall["jobs1"] / wall["jobs2"]
         printf "peak RSS %d / 10000 runs   %.2f  (goal <= 1.5)\n", runs, rss["jobs2"] / rss["small"]
@@ -157,11 +162,13 @@ printf '%s\n' "${results[@]}" | awk '
     {r = ++seen[$1]; wall[$1, r] = $2; rounds = r > rounds ? r : rounds}
     END {
         line1 = "jobs2/cp per round:"; line2 = "jobs1/jobs2 per round:"
+        line3 = "jobs2 --no-sync/cp per round:"
         for (r = 1; r <= rounds; r++) {
             line1 = line1 sprintf(" %.2f", wall["jobs2", r] / wall["cp", r])
             line2 = line2 sprintf(" %.2f", wall["jobs1", r] / wall["jobs2", r])
+            line3 = line3 sprintf(" %.2f", wall["nosync2", r] / wall["cp", r])
         }
-        print line1; print line2
+        print line1; print line2; print line3
     }'
 rm -rf "$work"/copy-* "$work"/out-*
 echo "JSON: $work/store-scale.json"
