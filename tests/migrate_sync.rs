@@ -1,8 +1,9 @@
 //! What each durability mode of `planrun migrate` promises. `--no-sync` writes the tree the
 //! default writes, and a `--no-sync` migration whose writes an OS crash lost in part (outputs
 //! gone, empty or cut short although the journal calls them completed, a journal line zeroed,
-//! the journal's last lines gone) resumes to the bytes of an uninterrupted migration. Under `strace`, the default
-//! syncs the file system, `--durable` fsyncs every output, and `--no-sync` makes no sync call.
+//! the journal's last lines gone) resumes to the bytes of an uninterrupted migration. Under
+//! `strace`, the default syncs the file system, `--durable` fsyncs every output, and `--no-sync`
+//! makes no sync call.
 
 mod migrate_support;
 

@@ -524,9 +524,9 @@ impl Progress for Cancel {
 /// runs). `jobs` is the number of worker threads (default: the cores); `resume` continues the
 /// migration recorded in `out`; `dry_run` converts and checks in memory and writes nothing;
 /// `shard` is `"I/N"` or `(I, N)`; `config` a `Config` or a Config file's path; `durable` fsyncs
-/// every file, `no_sync` syncs nothing (`--durable`, `--no-sync`). `to` is `"v2"` (PlanRunV2 files) or `"r6"` (a `DiskFileStorage` store the SDK at
-/// HEAD loads completely, what HEAD cannot hold kept under `out/.planrun/residue/`), as
-/// `--to` of the CLI.
+/// every file, `no_sync` syncs nothing (`--durable`, `--no-sync`). `to` is `"v2"` (PlanRunV2
+/// files) or `"r6"` (a `DiskFileStorage` store the SDK at HEAD loads completely, what HEAD
+/// cannot hold kept under `out/.planrun/residue/`), as `--to` of the CLI.
 ///
 /// A `KeyboardInterrupt` stops the migration once the chunks in flight are journaled; pass
 /// `resume=True` to continue it. Raises `PlanrunError` when the migration cannot run or its
@@ -584,15 +584,16 @@ fn migrate<'py>(
             Some(Shard::from_str(&text).map_err(PyValueError::new_err)?)
         }
     };
-    let durability =
-        match (durable, no_sync) {
-            (true, true) => return Err(PyValueError::new_err(
-                "durable and no_sync cannot be combined: one fsyncs every file, the other nothing",
-            )),
-            (true, false) => Durability::Files,
-            (false, true) => Durability::None,
-            (false, false) => Durability::Chunks,
-        };
+    let durability = match (durable, no_sync) {
+        (true, true) => {
+            return Err(PyValueError::new_err(
+                "durable and no_sync cannot be combined: one fsyncs every file, the other none",
+            ))
+        }
+        (true, false) => Durability::Files,
+        (false, true) => Durability::None,
+        (false, false) => Durability::Chunks,
+    };
     let config = config::argument(py, config)?;
     let options = Options {
         src,
