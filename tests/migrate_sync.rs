@@ -32,11 +32,18 @@ fn generate(dir: &Path, runs: &str) -> std::path::PathBuf {
     store
 }
 
-fn migrate(store: &Path, dst: &Path, extra: &[&str]) {
+/// `migrate STORE --out DST --jobs 2` and `extra`, as arguments of `planrun`.
+fn migrate_args(store: &Path, dst: &Path, extra: &[&str]) -> Vec<std::ffi::OsString> {
     let mut argv = args(&[&"migrate", &store, &"--out", &dst, &"--jobs", &"2"]);
     argv.extend(extra.iter().map(Into::into));
-    let output = run(argv);
+    argv
+}
+
+/// Runs [`migrate_args`], which must exit 0; its output.
+fn migrate(store: &Path, dst: &Path, extra: &[&str]) -> std::process::Output {
+    let output = run(migrate_args(store, dst, extra));
     assert_eq!(code(&output), 0, "{extra:?}: {}", show(&output));
+    output
 }
 
 #[test]
@@ -95,15 +102,7 @@ fn no_sync_writes_the_same_tree_and_a_resume_redoes_what_an_os_crash_lost() {
     std::fs::write(&cut, &bytes[..bytes.len() / 2]).unwrap();
     let done = completed.len() - 3;
 
-    let resumed = run(args(&[
-        &"migrate",
-        &store,
-        &"--out",
-        &dst,
-        &"--resume",
-        &"--no-sync",
-    ]));
-    assert_eq!(code(&resumed), 0, "{}", show(&resumed));
+    let resumed = migrate(&store, &dst, &["--resume", "--no-sync"]);
     let said = String::from_utf8_lossy(&resumed.stdout);
     assert!(
         said.contains(&format!("resumed: {done} runs done before"))
@@ -122,14 +121,11 @@ fn no_sync_writes_the_same_tree_and_a_resume_redoes_what_an_os_crash_lost() {
 fn durable_and_no_sync_cannot_be_combined() {
     let tmp = tempfile::tempdir().unwrap();
     let dst = tmp.path().join("dst");
-    let output = run(args(&[
-        &"migrate",
+    let output = run(migrate_args(
         &example_store(),
-        &"--out",
         &dst,
-        &"--durable",
-        &"--no-sync",
-    ]));
+        &["--durable", "--no-sync"],
+    ));
     assert_eq!(code(&output), 2, "{}", show(&output));
     let said = String::from_utf8_lossy(&output.stderr);
     assert!(
@@ -150,8 +146,7 @@ fn sync_calls(store: &Path, dst: &Path, extra: &[&str]) -> Option<BTreeMap<&'sta
         .arg("-o")
         .arg(&log)
         .arg(env!("CARGO_BIN_EXE_planrun"))
-        .args(args(&[&"migrate", &store, &"--out", &dst, &"--jobs", &"2"]))
-        .args(extra);
+        .args(migrate_args(store, dst, extra));
     let output = match cmd.output() {
         Ok(output) => output,
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
