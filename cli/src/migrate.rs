@@ -121,6 +121,9 @@ pub(crate) fn run(globals: &Globals, args: Args) -> anyhow::Result<Outcome> {
             }
         }
     }
+    let Some(durability) = Durability::from_flags(args.durable, args.no_sync) else {
+        bail!("--durable and --no-sync cannot be combined");
+    };
     let options = Options {
         src: args.src,
         dst: args.out,
@@ -128,13 +131,7 @@ pub(crate) fn run(globals: &Globals, args: Args) -> anyhow::Result<Outcome> {
         resume: args.resume,
         dry_run: args.dry_run,
         shard: args.shard,
-        durability: if args.durable {
-            Durability::Files
-        } else if args.no_sync {
-            Durability::None
-        } else {
-            Durability::Chunks
-        },
+        durability,
         chunk_size: args.chunk_size,
         config: load_config(args.config.as_deref())?,
         target: match args.to {

@@ -584,16 +584,11 @@ fn migrate<'py>(
             Some(Shard::from_str(&text).map_err(PyValueError::new_err)?)
         }
     };
-    let durability = match (durable, no_sync) {
-        (true, true) => {
-            return Err(PyValueError::new_err(
-                "durable and no_sync cannot be combined: one fsyncs every file, the other none",
-            ))
-        }
-        (true, false) => Durability::Files,
-        (false, true) => Durability::None,
-        (false, false) => Durability::Chunks,
-    };
+    let durability = Durability::from_flags(durable, no_sync).ok_or_else(|| {
+        PyValueError::new_err(
+            "durable and no_sync cannot be combined: one fsyncs every file, the other none",
+        )
+    })?;
     let config = config::argument(py, config)?;
     let options = Options {
         src,

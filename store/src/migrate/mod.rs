@@ -193,6 +193,17 @@ pub enum Durability {
 }
 
 impl Durability {
+    /// The mode of the `--durable` and `--no-sync` flags; `None` when both are given, since one
+    /// fsyncs every file and the other nothing.
+    pub fn from_flags(durable: bool, no_sync: bool) -> Option<Self> {
+        match (durable, no_sync) {
+            (true, true) => None,
+            (true, false) => Some(Durability::Files),
+            (false, true) => Some(Durability::None),
+            (false, false) => Some(Durability::Chunks),
+        }
+    }
+
     /// Whether every file is fsynced on its own (`--durable`).
     pub fn per_file(self) -> bool {
         self == Durability::Files
