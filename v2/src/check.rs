@@ -120,16 +120,30 @@ struct StepIndex(#[serde(deserialize_with = "int::exact")] i64);
 #[allow(dead_code, reason = "read for its verdict only")]
 struct FinalOutput(#[serde(deserialize_with = "wire::nullable")] Option<Output>);
 
-/// Texts already read and accepted, remembered by their XXH3-128 hash rather than held: a
-/// store's runs share thousands of plans, each run's far from the other runs of its plan, and
-/// a hash is small enough to remember them all (about 20 bytes each). Two texts of one hash
-/// would be taken for one; among the 2^17 texts remembered at most (it forgets them all when
-/// full, so memory stays bounded) the odds of that are below 2^-93.
-#[derive(Debug, Default)]
-struct Seen(Mutex<HashSet<u128, Xxh3Builder>>);
+/// Texts already read and accepted, remembered by their XXH3-128 hash rather than held (about
+/// 20 bytes each), up to a number after which it forgets them all at once, so that memory
+/// stays bounded. Two texts of one hash would be taken for one; among the 2^17 texts
+/// remembered at most the odds of that are below 2^-93.
+#[derive(Debug)]
+struct Seen {
+    hashes: Mutex<HashSet<u128, Xxh3Builder>>,
+    capacity: usize,
+}
 
 impl Seen {
-    const CAPACITY: usize = 1 << 17;
+    /// A migration checks its runs by plan, so the runs that share a plan or a config come
+    /// together: a few thousand keep every hit, where remembering all the plans of 100,000 runs
+    /// took 2 MB.
+    const RECENT: usize = 1 << 12;
+    /// End users recur across plans, and a store has far fewer of them than runs.
+    const MANY: usize = 1 << 17;
+
+    fn remembering(capacity: usize) -> Self {
+        Seen {
+            hashes: Mutex::default(),
+            capacity,
+        }
+    }
 
     /// Whether `text` has passed before.
     fn contains(&self, text: &[u8]) -> bool {
@@ -144,7 +158,7 @@ impl Seen {
         }
         read::<T>(raw).map_err(E::custom)?;
         let mut seen = self.lock();
-        if seen.len() >= Self::CAPACITY {
+        if seen.len() >= self.capacity {
             seen.clear();
         }
         seen.insert(hash);
@@ -152,7 +166,7 @@ impl Seen {
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashSet<u128, Xxh3Builder>> {
-        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+        self.hashes.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
 
@@ -192,8 +206,9 @@ fn pretty_value(bytes: &[u8], from: usize, key: &str) -> Option<(usize, usize)> 
     Some((start, end))
 }
 
-/// Checks runs, remembering the plans, end users and configs it has accepted. Shared by threads.
-#[derive(Debug, Default)]
+/// Checks runs, remembering the plans, end users and configs it has accepted; best fed the runs
+/// of one plan together. Shared by threads.
+#[derive(Debug)]
 pub struct Checker {
     plans: Seen,
     end_users: Seen,
@@ -201,10 +216,21 @@ pub struct Checker {
     cut_reads: AtomicU64,
 }
 
+impl Default for Checker {
+    fn default() -> Self {
+        Checker::new()
+    }
+}
+
 impl Checker {
     /// A checker that has seen nothing.
     pub fn new() -> Self {
-        Checker::default()
+        Checker {
+            plans: Seen::remembering(Seen::RECENT),
+            end_users: Seen::remembering(Seen::MANY),
+            configs: Seen::remembering(Seen::RECENT),
+            cut_reads: AtomicU64::new(0),
+        }
     }
 
     /// The run's id when `bytes` read as a [`PlanRunV2`](crate::PlanRunV2), else why not.

@@ -275,9 +275,10 @@ fn a_pretty_run_whose_plan_and_config_were_accepted_is_read_without_them() {
 }
 
 #[test]
-fn a_plan_and_config_accepted_thousands_of_runs_ago_are_still_cut_out() {
-    // The runs of a store's plans lie far apart; the checker remembers more plans and configs
-    // than a 10,000-run store holds (it remembered only 1024 texts of each when it held them).
+fn the_last_4096_plans_and_configs_are_cut_out_and_older_ones_read_again() {
+    // A migration checks its runs by plan, so the runs of one plan come together: the checker
+    // remembers 4,096 plans and configs, then forgets them all at once, so that its memory does
+    // not grow with the store (it remembered 2^17 when the runs of a plan lay far apart).
     let checker = Checker::new();
     let run_numbered = |n: usize| {
         let mut run = fixture();
@@ -287,7 +288,7 @@ fn a_plan_and_config_accepted_thousands_of_runs_ago_are_still_cut_out() {
     };
     let first = run_numbered(0);
     assert!(same_verdict(&checker, &first));
-    for n in 1..5000 {
+    for n in 1..4096 {
         assert!(checker.check(run_numbered(n).as_bytes()).is_ok());
     }
     let before = checker.cut_reads();
@@ -295,7 +296,15 @@ fn a_plan_and_config_accepted_thousands_of_runs_ago_are_still_cut_out() {
     assert_eq!(
         checker.cut_reads(),
         before + 1,
-        "the first plan and config were forgotten"
+        "4,096 plans and configs, the first among them, are remembered"
+    );
+    assert!(checker.check(run_numbered(4096).as_bytes()).is_ok());
+    let before = checker.cut_reads();
+    assert!(same_verdict(&checker, &first));
+    assert_eq!(
+        checker.cut_reads(),
+        before,
+        "the 4,097th plan and config made it forget the first"
     );
 }
 
