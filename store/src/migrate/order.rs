@@ -72,10 +72,10 @@ pub(crate) fn by_plan(
         .enumerate()
         .map(|(i, &(plan, _))| i > 0 && plan != 0 && keyed[i - 1].0 == plan)
         .collect();
-    Ordered {
-        places: keyed.into_iter().map(|(_, place)| place as usize).collect(),
-        joined,
-    }
+    // Collected from `keyed` in place, the places would keep its 16 bytes a run to the end of
+    // the conversion (1.6 MB at 100,000 runs) where they need eight.
+    let places = keyed.iter().map(|&(_, place)| place as usize).collect();
+    Ordered { places, joined }
 }
 
 /// The value of the first `"plan_id"` key in `head`, when the string ends within `head`.
