@@ -26,7 +26,8 @@ pub use convert::{convert_document, convert_entry, convert_run, References, PLAN
 pub use disk::{list_store, DiskSink, DiskStore};
 pub use fsio::read_nofollow;
 pub use names::{
-    fnv1a64, is_run_file_name, run_key, safe_component, Conflicts, Names, UnsafeName, RUN_PREFIXES,
+    fnv1a64, is_run_file_name, run_key, safe_component, Conflicts, Name, Names, UnsafeName,
+    RUN_PREFIXES,
 };
 pub use outcome::{Class, Failure, MemoryFile, RunOutput, RunResult};
 pub use store::{Doc, Listing, Sink, Store};

@@ -45,47 +45,206 @@ pub fn safe_component(name: &str) -> Result<(), UnsafeName> {
     }
 }
 
-/// Names in blocks of text, read in byte order: a store lists one name per run, and a `String`
-/// each took 72 bytes for a 46-byte run name, where this takes the name and eight. Blocks of a
-/// fixed size, rather than one growing buffer, are never copied while the names are read.
+/// Names in blocks, read in byte order: a store lists one name per run, the one structure of a
+/// migration that grows with the store, and a `String` each took 72 bytes for a 46-byte run
+/// name. A name that ends in a lowercase UUID and `.json`, as the SDK names runs and plans, is
+/// kept as its head and the UUID's 16 bytes (21 for `prun-…json`), any other as its text, and
+/// either with eight bytes of span. Blocks of a fixed size, rather than one growing buffer, are
+/// never copied while the names are read.
 #[derive(Debug, Clone, Default)]
 pub struct Names {
-    blocks: Vec<String>,
-    /// Each name's block (high 24 bits), start in it (next 16 bits) and length (low 24 bits), in
-    /// byte order of the names once sorted.
+    blocks: Vec<Vec<u8>>,
+    /// Each name's block (high 23 bits), whether it is packed (next bit), start in the block
+    /// (next 16 bits) and length there (low 24 bits), in byte order of the names once sorted.
     spans: Vec<u64>,
+}
+
+/// A name of [`Names`]: its text, borrowed, or rebuilt from its packed form.
+#[derive(Clone, Copy)]
+pub struct Name<'a>(Repr<'a>);
+
+#[derive(Clone, Copy)]
+enum Repr<'a> {
+    Text(&'a str),
+    Packed { text: [u8; Packed::TEXT], len: u8 },
+}
+
+impl Name<'_> {
+    /// The name's text.
+    pub fn as_str(&self) -> &str {
+        match &self.0 {
+            Repr::Text(text) => text,
+            Repr::Packed { text, len } => std::str::from_utf8(&text[..usize::from(*len)])
+                .expect("a packed name is a UTF-8 head and ASCII"),
+        }
+    }
+}
+
+impl std::ops::Deref for Name<'_> {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl AsRef<str> for Name<'_> {
+    fn as_ref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl std::fmt::Display for Name<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::fmt::Debug for Name<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(self.as_str(), f)
+    }
+}
+
+impl PartialEq for Name<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl Eq for Name<'_> {}
+
+impl PartialEq<str> for Name<'_> {
+    fn eq(&self, other: &str) -> bool {
+        self.as_str() == other
+    }
+}
+
+impl PartialEq<&str> for Name<'_> {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+/// The packed form of a name `<head><uuid>.json`: the head's text, then the UUID's 16 bytes.
+/// The hexadecimal digits of a lowercase UUID sort as the values they stand for and its
+/// hyphens stand at fixed places, so two names of one head sort as their 16 bytes do.
+struct Packed;
+
+impl Packed {
+    /// `xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx.json`.
+    const TAIL: usize = 36 + ".json".len();
+    /// The longest head packed: longer ones are kept as text.
+    const HEAD: usize = 39;
+    /// The longest text of a packed name.
+    const TEXT: usize = Self::HEAD + Self::TAIL;
+    const HYPHENS: [usize; 4] = [8, 13, 18, 23];
+
+    /// Where the pairs of hexadecimal digits of a UUID's text stand, one pair a byte.
+    const DIGITS: [usize; 16] = [0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34];
+    /// The value of each byte as a lowercase hexadecimal digit, `0xFF` for any other byte.
+    const HEX: [u8; 256] = {
+        let mut values = [0xFF; 256];
+        let mut digit = 0;
+        while digit < 16 {
+            values[b"0123456789abcdef"[digit] as usize] = digit as u8;
+            digit += 1;
+        }
+        values
+    };
+
+    /// The head and the UUID of `name`, if it has that form.
+    fn split(name: &str) -> Option<(&str, [u8; 16])> {
+        let at = name.len().checked_sub(Self::TAIL)?;
+        let (head, tail) = name.split_at_checked(at)?;
+        let tail = tail.as_bytes();
+        if head.len() > Self::HEAD
+            || &tail[36..] != b".json"
+            || Self::HYPHENS.iter().any(|&at| tail[at] != b'-')
+        {
+            return None;
+        }
+        let mut uuid = [0u8; 16];
+        for (byte, &at) in uuid.iter_mut().zip(&Self::DIGITS) {
+            let (high, low) = (
+                Self::HEX[usize::from(tail[at])],
+                Self::HEX[usize::from(tail[at + 1])],
+            );
+            if (high | low) > 15 {
+                return None;
+            }
+            *byte = high << 4 | low;
+        }
+        Some((head, uuid))
+    }
+
+    /// The text of the name packed as `bytes`.
+    fn unpack(bytes: &[u8]) -> Name<'static> {
+        let (head, uuid) = bytes.split_at(bytes.len() - 16);
+        let mut text = [0u8; Self::TEXT];
+        text[..head.len()].copy_from_slice(head);
+        let tail = &mut text[head.len()..head.len() + Self::TAIL];
+        for at in Self::HYPHENS {
+            tail[at] = b'-';
+        }
+        for (byte, &at) in uuid.iter().zip(&Self::DIGITS) {
+            tail[at] = b"0123456789abcdef"[usize::from(byte >> 4)];
+            tail[at + 1] = b"0123456789abcdef"[usize::from(byte & 15)];
+        }
+        tail[36..].copy_from_slice(b".json");
+        let len = u8::try_from(head.len() + Self::TAIL).expect("a packed name is short");
+        Name(Repr::Packed { text, len })
+    }
+}
+
+/// A name being looked up, split as [`Names`] keeps it.
+struct Query<'q> {
+    text: &'q str,
+    packed: Option<(&'q str, [u8; 16])>,
 }
 
 impl Names {
     const BLOCK: usize = 1 << 16;
     const LENGTH_BITS: u32 = 24;
     const START_BITS: u32 = 16;
+    const PACKED: u64 = 1 << (Self::START_BITS + Self::LENGTH_BITS);
+    const BLOCK_SHIFT: u32 = Self::START_BITS + Self::LENGTH_BITS + 1;
 
     /// Adds `name`; [`Names::sort`] puts the names in order.
     pub fn push(&mut self, name: &str) {
-        let fits = self.blocks.last().is_some_and(|block| {
-            block.len() < Self::BLOCK && block.len() + name.len() <= Self::BLOCK
-        });
+        match Packed::split(name) {
+            Some((head, uuid)) => self.push_bytes(&[head.as_bytes(), &uuid], true),
+            None => self.push_bytes(&[name.as_bytes()], false),
+        }
+    }
+
+    fn push_bytes(&mut self, parts: &[&[u8]], packed: bool) {
+        let len: usize = parts.iter().map(|part| part.len()).sum();
+        let fits = self
+            .blocks
+            .last()
+            .is_some_and(|block| block.len() < Self::BLOCK && block.len() + len <= Self::BLOCK);
         if !fits {
             // A name longer than a block has a block of its own.
-            self.blocks
-                .push(String::with_capacity(name.len().max(Self::BLOCK)));
+            self.blocks.push(Vec::with_capacity(len.max(Self::BLOCK)));
         }
         let block = self.blocks.len() - 1;
-        let text = &mut self.blocks[block];
-        let start = text.len();
-        text.push_str(name);
+        let bytes = &mut self.blocks[block];
+        let start = bytes.len();
+        for part in parts {
+            bytes.extend_from_slice(part);
+        }
         assert!(
-            block < 1 << (64 - Self::START_BITS - Self::LENGTH_BITS)
+            block < 1 << (64 - Self::BLOCK_SHIFT)
                 && start < 1 << Self::START_BITS
-                && name.len() < 1 << Self::LENGTH_BITS,
-            "{block} blocks of names, one of {} bytes",
-            name.len()
+                && len < 1 << Self::LENGTH_BITS,
+            "{block} blocks of names, one of {len} bytes"
         );
         self.spans.push(
-            (block as u64) << (Self::START_BITS + Self::LENGTH_BITS)
+            (block as u64) << Self::BLOCK_SHIFT
+                | if packed { Self::PACKED } else { 0 }
                 | (start as u64) << Self::LENGTH_BITS
-                | name.len() as u64,
+                | len as u64,
         );
     }
 
@@ -93,15 +252,66 @@ impl Names {
     pub fn sort(&mut self) {
         let blocks = &self.blocks;
         self.spans
-            .sort_unstable_by(|a, b| Self::slice(blocks, *a).cmp(Self::slice(blocks, *b)));
+            .sort_unstable_by(|a, b| Self::compare(blocks, *a, *b));
         self.spans.shrink_to_fit();
     }
 
-    fn slice(blocks: &[String], span: u64) -> &str {
-        let block = (span >> (Self::START_BITS + Self::LENGTH_BITS)) as usize;
+    /// The bytes a name is kept as, and whether they are packed.
+    fn bytes(blocks: &[Vec<u8>], span: u64) -> (&[u8], bool) {
+        let block = (span >> Self::BLOCK_SHIFT) as usize;
         let start = ((span >> Self::LENGTH_BITS) & ((1 << Self::START_BITS) - 1)) as usize;
         let len = (span & ((1 << Self::LENGTH_BITS) - 1)) as usize;
-        &blocks[block][start..start + len]
+        (&blocks[block][start..start + len], span & Self::PACKED != 0)
+    }
+
+    fn name(blocks: &[Vec<u8>], span: u64) -> Name<'_> {
+        match Self::bytes(blocks, span) {
+            (bytes, true) => Packed::unpack(bytes),
+            (bytes, false) => Name(Repr::Text(
+                std::str::from_utf8(bytes).expect("names are pushed as text"),
+            )),
+        }
+    }
+
+    /// Orders the names `a` and `b` by their text, which only a packed name whose head begins
+    /// as the other name does needs rebuilt.
+    fn compare(blocks: &[Vec<u8>], a: u64, b: u64) -> std::cmp::Ordering {
+        let ((x, x_packed), (y, y_packed)) = (Self::bytes(blocks, a), Self::bytes(blocks, b));
+        if !x_packed && !y_packed {
+            return x.cmp(y);
+        }
+        let x_head = if x_packed { &x[..x.len() - 16] } else { x };
+        let y_head = if y_packed { &y[..y.len() - 16] } else { y };
+        if x_packed && y_packed && x_head == y_head {
+            return x[x_head.len()..].cmp(&y[y_head.len()..]);
+        }
+        let n = x_head.len().min(y_head.len());
+        match x_head[..n].cmp(&y_head[..n]) {
+            std::cmp::Ordering::Equal => Self::name(blocks, a)
+                .as_str()
+                .cmp(Self::name(blocks, b).as_str()),
+            decided => decided,
+        }
+    }
+
+    /// Orders the name `span` against `query`, as [`Names::compare`] orders two names.
+    fn compare_to(blocks: &[Vec<u8>], span: u64, query: &Query<'_>) -> std::cmp::Ordering {
+        let (bytes, packed) = Self::bytes(blocks, span);
+        let text = query.text.as_bytes();
+        if !packed {
+            return bytes.cmp(text);
+        }
+        let (head, uuid) = bytes.split_at(bytes.len() - 16);
+        if let Some((query_head, query_uuid)) = &query.packed {
+            if head == query_head.as_bytes() {
+                return uuid.cmp(&query_uuid[..]);
+            }
+        }
+        let n = head.len().min(text.len());
+        match head[..n].cmp(&text[..n]) {
+            std::cmp::Ordering::Equal => Self::name(blocks, span).as_str().cmp(query.text),
+            decided => decided,
+        }
     }
 
     /// How many names.
@@ -114,26 +324,45 @@ impl Names {
         self.spans.is_empty()
     }
 
+    /// The name at `at`, in byte order once sorted.
+    pub fn get(&self, at: usize) -> Name<'_> {
+        Self::name(&self.blocks, self.spans[at])
+    }
+
     /// The names, in order.
-    pub fn iter(&self) -> impl ExactSizeIterator<Item = &str> + '_ {
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = Name<'_>> + '_ {
         self.spans
             .iter()
-            .map(|span| Self::slice(&self.blocks, *span))
+            .map(|span| Self::name(&self.blocks, *span))
+    }
+
+    /// Orders the names at `a` and `b`, which are runs', by their [`run_key`].
+    fn key_order(&self, a: usize, b: usize) -> std::cmp::Ordering {
+        match (self.run_uuid(a), self.run_uuid(b)) {
+            (Some(a), Some(b)) => a.cmp(b),
+            _ => run_key(&self.get(a)).cmp(&run_key(&self.get(b))),
+        }
+    }
+
+    /// The UUID of a packed name whose head is a run prefix, whose run key is that UUID's text.
+    fn run_uuid(&self, at: usize) -> Option<&[u8]> {
+        let (bytes, packed) = Self::bytes(&self.blocks, self.spans[at]);
+        let (head, uuid) = bytes.split_at(bytes.len().checked_sub(16).filter(|_| packed)?);
+        RUN_PREFIXES
+            .iter()
+            .any(|prefix| prefix.as_bytes() == head)
+            .then_some(uuid)
     }
 
     /// The place of `name`, found by binary search: the names must be sorted.
     pub fn position(&self, name: &str) -> Option<usize> {
+        let query = Query {
+            text: name,
+            packed: Packed::split(name),
+        };
         self.spans
-            .binary_search_by(|span| Self::slice(&self.blocks, *span).cmp(name))
+            .binary_search_by(|span| Self::compare_to(&self.blocks, *span, &query))
             .ok()
-    }
-}
-
-impl std::ops::Index<usize> for Names {
-    type Output = str;
-
-    fn index(&self, at: usize) -> &str {
-        Self::slice(&self.blocks, self.spans[at])
     }
 }
 
@@ -170,13 +399,12 @@ impl Conflicts {
     /// The conflicts among `sorted_runs`.
     pub fn of(sorted_runs: &Names) -> Self {
         let mut by_key: Vec<usize> = (0..sorted_runs.len())
-            .filter(|&i| run_key(&sorted_runs[i]).is_some())
+            .filter(|&i| run_key(&sorted_runs.get(i)).is_some())
             .collect();
         // Stable: runs of one key stay in their order, the winner first.
-        by_key.sort_by(|&a, &b| run_key(&sorted_runs[a]).cmp(&run_key(&sorted_runs[b])));
+        by_key.sort_by(|&a, &b| sorted_runs.key_order(a, b));
         let mut losers = Vec::new();
-        for group in by_key.chunk_by(|&a, &b| run_key(&sorted_runs[a]) == run_key(&sorted_runs[b]))
-        {
+        for group in by_key.chunk_by(|&a, &b| sorted_runs.key_order(a, b).is_eq()) {
             losers.extend(group[1..].iter().map(|&loser| (loser, group[0])));
         }
         losers.sort_unstable();
@@ -222,7 +450,7 @@ mod tests {
         let names: Names = ["wkfl-a.json", "prun-b.json", "pr-a.json", "prun-a.json"]
             .into_iter()
             .collect();
-        let order: Vec<&str> = names.iter().collect();
+        let order: Vec<String> = names.iter().map(|name| name.to_string()).collect();
         assert_eq!(
             order,
             ["pr-a.json", "prun-a.json", "prun-b.json", "wkfl-a.json"]
@@ -242,10 +470,13 @@ mod tests {
         given.reverse();
         let names: Names = given.iter().collect();
         given.sort();
-        assert!(names.iter().eq(given.iter().map(String::as_str)));
+        assert!(names
+            .iter()
+            .map(|name| name.to_string())
+            .eq(given.iter().cloned()));
         assert_eq!(
-            names.position(&long).map(|at| &names[at]),
-            Some(long.as_str())
+            names.position(&long).map(|at| names.get(at).to_string()),
+            Some(long.clone())
         );
         assert_eq!(names.position(""), Some(0));
     }
@@ -263,7 +494,103 @@ mod tests {
             .collect()
     }
 
+    /// A UUID's text: lowercase, unless `upper`.
+    fn uuid_text(bytes: &[u8; 16], upper: bool) -> String {
+        let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+        let text = format!(
+            "{}-{}-{}-{}-{}",
+            &hex[..8],
+            &hex[8..12],
+            &hex[12..16],
+            &hex[16..20],
+            &hex[20..]
+        );
+        if upper {
+            text.to_uppercase()
+        } else {
+            text
+        }
+    }
+
+    #[test]
+    fn a_run_named_by_a_lowercase_uuid_takes_its_head_and_16_bytes() {
+        let uuid = uuid_text(&[0x9a; 16], false);
+        let names: Names = [
+            format!("prun-{uuid}.json"),
+            format!("{uuid}.json"),
+            format!("prun-{}.json", uuid.to_uppercase()),
+            format!("prun-{uuid}.jsonx"),
+            format!("{}-{uuid}.json", "h".repeat(Packed::HEAD - 1)),
+            format!("{}-{uuid}.json", "h".repeat(Packed::HEAD)),
+        ]
+        .into_iter()
+        .collect();
+        let mut kept: Vec<(usize, bool)> = names
+            .spans
+            .iter()
+            .map(|&span| {
+                let (bytes, packed) = Names::bytes(&names.blocks, span);
+                (bytes.len(), packed)
+            })
+            .collect();
+        kept.sort_unstable();
+        // No head, `prun-`, a head of 39 bytes packed; uppercase, another suffix and a head of
+        // 40 bytes kept as text.
+        assert_eq!(
+            kept,
+            [
+                (16, true),
+                (21, true),
+                (46, false),
+                (47, false),
+                (55, true),
+                (81, false)
+            ]
+        );
+    }
+
     proptest::proptest! {
+        #[test]
+        fn packed_names_sort_find_and_conflict_as_their_text(
+            picks in proptest::collection::vec(
+                (
+                    0..7usize,
+                    proptest::array::uniform16(proptest::sample::select(vec![
+                        0x00u8, 0x09, 0x0a, 0x90, 0x9a, 0xa9, 0xff,
+                    ])),
+                    0..5usize,
+                ),
+                0..120,
+            )
+        ) {
+            let heads = ["prun-", "pr-", "wkfl-", "plan-", "", "東京-", "prun-x"];
+            let given: Vec<String> = picks
+                .iter()
+                .map(|(head, uuid, form)| {
+                    let head = heads[*head];
+                    match form {
+                        0 | 1 => format!("{head}{}.json", uuid_text(uuid, false)),
+                        2 => format!("{head}{}.json", uuid_text(uuid, true)),
+                        3 => format!("{head}{}.json", uuid_text(uuid, false).replace('-', "_")),
+                        _ => format!("{head}{}", uuid_text(uuid, false)),
+                    }
+                })
+                .collect();
+            let mut sorted = given.clone();
+            sorted.sort();
+            sorted.dedup();
+            let names: Names = sorted.iter().rev().collect();
+            proptest::prop_assert!(names.iter().map(|name| name.to_string()).eq(sorted.iter().cloned()));
+            for (at, name) in sorted.iter().enumerate() {
+                proptest::prop_assert_eq!(names.position(name), Some(at));
+                let absent = format!("{}0.json", name.strip_suffix(".json").unwrap_or(name));
+                proptest::prop_assert_eq!(names.position(&absent), None);
+            }
+            let conflicts = Conflicts::of(&names);
+            let winners: Vec<_> = (0..names.len()).map(|i| conflicts.winner(i)).collect();
+            proptest::prop_assert_eq!(winners, conflicts_by_map(&sorted));
+        }
+
         #[test]
         fn names_read_back_sorted_and_conflicts_agree_with_a_map(
             picks in proptest::collection::vec(
@@ -281,10 +608,10 @@ mod tests {
             let names: Names = given.iter().collect();
             let mut sorted = given.clone();
             sorted.sort();
-            proptest::prop_assert!(names.iter().eq(sorted.iter().map(String::as_str)));
+            proptest::prop_assert!(names.iter().map(|name| name.to_string()).eq(sorted.iter().cloned()));
             for name in &sorted {
                 let at = names.position(name);
-                proptest::prop_assert_eq!(at.map(|at| &names[at]), Some(name.as_str()));
+                proptest::prop_assert_eq!(at.map(|at| names.get(at).to_string()), Some(name.clone()));
             }
             // A run file name is listed once, as a directory lists it.
             sorted.dedup();

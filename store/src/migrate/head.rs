@@ -117,6 +117,7 @@ pub(super) fn copy_documents(
         skipped: Vec::new(),
     };
     for name in documents.iter() {
+        let name = name.as_str();
         if shard.is_some_and(|s| !s.owns(name)) {
             continue;
         }

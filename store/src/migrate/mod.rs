@@ -361,7 +361,7 @@ pub fn migrate(opts: &Options, progress: &dyn Progress) -> Result<Summary, Migra
         listing.documents = Names::default();
     }
     let mut mine: Vec<usize> = (0..listing.runs.len())
-        .filter(|&i| opts.shard.is_none_or(|s| s.owns(&listing.runs[i])))
+        .filter(|&i| opts.shard.is_none_or(|s| s.owns(&listing.runs.get(i))))
         .collect();
     // Kept to the end: grown by doubling, it held up to twice its eight bytes a run.
     mine.shrink_to_fit();
@@ -597,7 +597,7 @@ fn convert_all(
                     .iter()
                     .map(|&i| Line {
                         event: Event::Started,
-                        run: Some(ctx.runs[i].to_owned()),
+                        run: Some(ctx.runs.get(i).to_string()),
                         ..Line::default()
                     })
                     .collect();
@@ -999,7 +999,7 @@ impl InJournalOrder<'_, '_> {
             FinalLines::ELSEWHERE => runs.position(run)?,
             place => usize::try_from(place).ok()?,
         };
-        (self.lines.last[at] == index && runs[at] == *run).then_some(at)
+        (self.lines.last[at] == index && runs.get(at) == *run).then_some(at)
     }
 }
 
@@ -1007,11 +1007,12 @@ impl InJournalOrder<'_, '_> {
 /// Problems with the run are in the line; an error is a DST failure that stops the batch.
 fn work(ctx: &Ctx, index: usize) -> Result<Line, MigrateError> {
     let clock = Instant::now();
-    let name = &ctx.runs[index];
+    let name = ctx.runs.get(index);
+    let name = name.as_str();
     let path = ctx.src.join(name);
     let result = match ctx.conflicts.winner(index) {
         Some(winner) => {
-            let winner = &ctx.runs[winner];
+            let winner = ctx.runs.get(winner);
             RunResult {
                 path: path.clone(),
                 bytes_in: std::fs::symlink_metadata(&path).map_or(0, |m| m.len()),
@@ -1233,7 +1234,8 @@ fn verify(
     let mut problems: Vec<String> = Vec::new();
     let outside =
         (0..ctx.runs.len()).find(|i| last.last[*i] != 0 && mine.binary_search(i).is_err());
-    if let Some(stray) = last.stray.as_deref().or(outside.map(|i| &ctx.runs[i])) {
+    let stray = (last.stray.clone()).or_else(|| outside.map(|i| ctx.runs.get(i).to_string()));
+    if let Some(stray) = stray {
         problems.push(format!(
             "the journal records {stray}, which is not a run of this shard of SRC (did SRC change?)"
         ));
@@ -1417,7 +1419,7 @@ mod tests {
         let store = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/store");
         let listing = list_store(&store).unwrap();
         let config = ResolvedConfig::sdk_defaults().unwrap();
-        let result = crate::convert_run(&store.join(&listing.runs[0]), &store, &config);
+        let result = crate::convert_run(&store.join(&*listing.runs.get(0)), &store, &config);
         let out = result.outcome.unwrap();
         assert_eq!(check_document(&Checker::new(), &out.bytes, &out.id), Ok(()));
 
