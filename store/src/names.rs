@@ -496,15 +496,7 @@ mod tests {
 
     /// A UUID's text: lowercase, unless `upper`.
     fn uuid_text(bytes: &[u8; 16], upper: bool) -> String {
-        let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
-        let text = format!(
-            "{}-{}-{}-{}-{}",
-            &hex[..8],
-            &hex[8..12],
-            &hex[12..16],
-            &hex[16..20],
-            &hex[20..]
-        );
+        let text = planrun_v2::strategies::uuid_text(u128::from_be_bytes(*bytes));
         if upper {
             text.to_uppercase()
         } else {

@@ -25,17 +25,20 @@ pub fn text() -> impl Strategy<Value = String> {
 
 /// A lowercase, hyphenated uuid.
 pub fn uuid() -> impl Strategy<Value = String> {
-    any::<u128>().prop_map(|n| {
-        let hex = format!("{n:032x}");
-        format!(
-            "{}-{}-{}-{}-{}",
-            &hex[..8],
-            &hex[8..12],
-            &hex[12..16],
-            &hex[16..20],
-            &hex[20..]
-        )
-    })
+    any::<u128>().prop_map(uuid_text)
+}
+
+/// The lowercase, hyphenated text of the uuid `n` (its bytes big-endian, as the SDK writes them).
+pub fn uuid_text(n: u128) -> String {
+    let hex = format!("{n:032x}");
+    format!(
+        "{}-{}-{}-{}-{}",
+        &hex[..8],
+        &hex[8..12],
+        &hex[12..16],
+        &hex[16..20],
+        &hex[20..]
+    )
 }
 
 /// A `prun-` id.
