@@ -197,10 +197,31 @@ impl Packed {
     }
 }
 
-/// A name being looked up, split as [`Names`] keeps it.
+/// A name being looked up, and the bytes [`Names`] would keep it as.
 struct Query<'q> {
     text: &'q str,
-    packed: Option<(&'q str, [u8; 16])>,
+    /// The head and UUID of a name [`Packed::split`] takes, and their length.
+    packed: Option<([u8; Packed::HEAD + 16], usize)>,
+}
+
+impl<'q> Query<'q> {
+    fn new(text: &'q str) -> Self {
+        let packed = Packed::split(text).map(|(head, uuid)| {
+            let mut bytes = [0u8; Packed::HEAD + 16];
+            bytes[..head.len()].copy_from_slice(head.as_bytes());
+            bytes[head.len()..head.len() + 16].copy_from_slice(&uuid);
+            (bytes, head.len() + 16)
+        });
+        Query { text, packed }
+    }
+
+    /// The bytes the name would be kept as, and whether they are packed.
+    fn kept(&self) -> (&[u8], bool) {
+        match &self.packed {
+            Some((bytes, len)) => (&bytes[..*len], true),
+            None => (self.text.as_bytes(), false),
+        }
+    }
 }
 
 impl Names {
@@ -273,10 +294,30 @@ impl Names {
         }
     }
 
-    /// Orders the names `a` and `b` by their text, which only a packed name whose head begins
-    /// as the other name does needs rebuilt.
+    /// Orders the names `a` and `b` by their text.
     fn compare(blocks: &[Vec<u8>], a: u64, b: u64) -> std::cmp::Ordering {
-        let ((x, x_packed), (y, y_packed)) = (Self::bytes(blocks, a), Self::bytes(blocks, b));
+        Self::order(Self::bytes(blocks, a), Self::bytes(blocks, b), || {
+            Self::name(blocks, a)
+                .as_str()
+                .cmp(Self::name(blocks, b).as_str())
+        })
+    }
+
+    /// Orders the name `span` against `query` by their text.
+    fn compare_to(blocks: &[Vec<u8>], span: u64, query: &Query<'_>) -> std::cmp::Ordering {
+        Self::order(Self::bytes(blocks, span), query.kept(), || {
+            Self::name(blocks, span).as_str().cmp(query.text)
+        })
+    }
+
+    /// Orders two names by their text, given as the bytes each is kept as and whether those are
+    /// packed. The kept bytes decide unless a packed name's head begins as the other name does,
+    /// or both heads are equal; only then is `texts` asked to compare the rebuilt texts.
+    fn order(
+        (x, x_packed): (&[u8], bool),
+        (y, y_packed): (&[u8], bool),
+        texts: impl FnOnce() -> std::cmp::Ordering,
+    ) -> std::cmp::Ordering {
         if !x_packed && !y_packed {
             return x.cmp(y);
         }
@@ -287,29 +328,7 @@ impl Names {
         }
         let n = x_head.len().min(y_head.len());
         match x_head[..n].cmp(&y_head[..n]) {
-            std::cmp::Ordering::Equal => Self::name(blocks, a)
-                .as_str()
-                .cmp(Self::name(blocks, b).as_str()),
-            decided => decided,
-        }
-    }
-
-    /// Orders the name `span` against `query`, as [`Names::compare`] orders two names.
-    fn compare_to(blocks: &[Vec<u8>], span: u64, query: &Query<'_>) -> std::cmp::Ordering {
-        let (bytes, packed) = Self::bytes(blocks, span);
-        let text = query.text.as_bytes();
-        if !packed {
-            return bytes.cmp(text);
-        }
-        let (head, uuid) = bytes.split_at(bytes.len() - 16);
-        if let Some((query_head, query_uuid)) = &query.packed {
-            if head == query_head.as_bytes() {
-                return uuid.cmp(&query_uuid[..]);
-            }
-        }
-        let n = head.len().min(text.len());
-        match head[..n].cmp(&text[..n]) {
-            std::cmp::Ordering::Equal => Self::name(blocks, span).as_str().cmp(query.text),
+            std::cmp::Ordering::Equal => texts(),
             decided => decided,
         }
     }
@@ -356,10 +375,7 @@ impl Names {
 
     /// The place of `name`, found by binary search: the names must be sorted.
     pub fn position(&self, name: &str) -> Option<usize> {
-        let query = Query {
-            text: name,
-            packed: Packed::split(name),
-        };
+        let query = Query::new(name);
         self.spans
             .binary_search_by(|span| Self::compare_to(&self.blocks, *span, &query))
             .ok()

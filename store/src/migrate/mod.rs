@@ -1234,8 +1234,8 @@ fn verify(
     let mut problems: Vec<String> = Vec::new();
     let outside =
         (0..ctx.runs.len()).find(|i| last.last[*i] != 0 && mine.binary_search(i).is_err());
-    let stray = (last.stray.clone()).or_else(|| outside.map(|i| ctx.runs.get(i).to_string()));
-    if let Some(stray) = stray {
+    let outside = outside.map(|i| ctx.runs.get(i));
+    if let Some(stray) = last.stray.as_deref().or(outside.as_deref()) {
         problems.push(format!(
             "the journal records {stray}, which is not a run of this shard of SRC (did SRC change?)"
         ));
