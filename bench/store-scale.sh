@@ -57,8 +57,9 @@ cp -r "$work/store" "$mem/store"
 # the last 60 s (360 s while its inode table block is dirty), with a buffer lookup, before it
 # reuses them. Measured here on a 10,000-run store (15,573 files) deleted and copied again 35 to
 # 260 s later, the first `cp -r` took 1.9 to 4.4 s in four of five tries, the one after it 0.5 to
-# 0.9 s every time; one copy of a 100,000-run store did not take up the 400,000 inodes freed six
-# minutes before it, and while a million freed inodes were that recent, copies of a 2,000-run
+# 0.9 s every time. Generating a 100,000-run store (170,000 files) did not take up the 400,000
+# inodes freed just before: round 1's `cp -r`, six minutes later, took 16.4 s where rounds 2 and
+# 3 took 7.1 and 7.2 s. And while a million freed inodes were that recent, copies of a 2,000-run
 # store took 2.8 s each. So the script waits out the window after its own clean-up (SETTLE
 # seconds, default 370), then makes one unmeasured copy. Delete nothing else on that file system
 # in the six minutes before a run or during it.
