@@ -14,7 +14,8 @@
 #   bench/store-scale.sh [RUNS] [WORKDIR]        e.g. ROUNDS=5 bench/store-scale.sh 100000 /work/bench
 #
 # The peer runs under PEER_PYTHON, or under a venv made in WORKDIR with the pinned pydantic of
-# ../shared/peer/requirements.txt (PyPI). PEER=0 leaves it out.
+# ../shared/peer/requirements.txt (PyPI). PEER=0 leaves it out. SETTLE is the wait in seconds
+# before round 1 (default 370; see below why).
 #
 # Every measurement writes into a new directory and nothing is deleted until all are done: on
 # ext4, creating files soon after deleting many is far slower (the allocator skips recently
