@@ -197,14 +197,15 @@ impl Packed {
     }
 }
 
-/// A name being looked up, and the bytes [`Names`] would keep it as.
-struct Query<'q> {
+/// A name, and the bytes [`Names`] keeps it as: its head and UUID when [`Packed::split`] takes
+/// it, else its text. Names are pushed and looked up through it, so both keep them alike.
+struct Kept<'q> {
     text: &'q str,
     /// The head and UUID of a name [`Packed::split`] takes, and their length.
     packed: Option<([u8; Packed::HEAD + 16], usize)>,
 }
 
-impl<'q> Query<'q> {
+impl<'q> Kept<'q> {
     fn new(text: &'q str) -> Self {
         let packed = Packed::split(text).map(|(head, uuid)| {
             let mut bytes = [0u8; Packed::HEAD + 16];
@@ -212,11 +213,11 @@ impl<'q> Query<'q> {
             bytes[head.len()..head.len() + 16].copy_from_slice(&uuid);
             (bytes, head.len() + 16)
         });
-        Query { text, packed }
+        Kept { text, packed }
     }
 
-    /// The bytes the name would be kept as, and whether they are packed.
-    fn kept(&self) -> (&[u8], bool) {
+    /// The bytes the name is kept as, and whether they are packed.
+    fn bytes(&self) -> (&[u8], bool) {
         match &self.packed {
             Some((bytes, len)) => (&bytes[..*len], true),
             None => (self.text.as_bytes(), false),
@@ -233,14 +234,9 @@ impl Names {
 
     /// Adds `name`; [`Names::sort`] puts the names in order.
     pub fn push(&mut self, name: &str) {
-        match Packed::split(name) {
-            Some((head, uuid)) => self.push_bytes(&[head.as_bytes(), &uuid], true),
-            None => self.push_bytes(&[name.as_bytes()], false),
-        }
-    }
-
-    fn push_bytes(&mut self, parts: &[&[u8]], packed: bool) {
-        let len: usize = parts.iter().map(|part| part.len()).sum();
+        let name = Kept::new(name);
+        let (kept, packed) = name.bytes();
+        let len = kept.len();
         let fits = self
             .blocks
             .last()
@@ -252,9 +248,7 @@ impl Names {
         let block = self.blocks.len() - 1;
         let bytes = &mut self.blocks[block];
         let start = bytes.len();
-        for part in parts {
-            bytes.extend_from_slice(part);
-        }
+        bytes.extend_from_slice(kept);
         assert!(
             block < 1 << (64 - Self::BLOCK_SHIFT)
                 && start < 1 << Self::START_BITS
@@ -304,8 +298,8 @@ impl Names {
     }
 
     /// Orders the name `span` against `query` by their text.
-    fn compare_to(blocks: &[Vec<u8>], span: u64, query: &Query<'_>) -> std::cmp::Ordering {
-        Self::order(Self::bytes(blocks, span), query.kept(), || {
+    fn compare_to(blocks: &[Vec<u8>], span: u64, query: &Kept<'_>) -> std::cmp::Ordering {
+        Self::order(Self::bytes(blocks, span), query.bytes(), || {
             Self::name(blocks, span).as_str().cmp(query.text)
         })
     }
@@ -375,7 +369,7 @@ impl Names {
 
     /// The place of `name`, found by binary search: the names must be sorted.
     pub fn position(&self, name: &str) -> Option<usize> {
-        let query = Query::new(name);
+        let query = Kept::new(name);
         self.spans
             .binary_search_by(|span| Self::compare_to(&self.blocks, *span, &query))
             .ok()
