@@ -11,7 +11,7 @@ use proptest::prelude::*;
 
 use planrun_converter::chain::{reference, to_r6, AtR6, TYPED_ROWS};
 use planrun_converter::renames::TABLE;
-use planrun_converter::upgrade::{resolve_config, upgrade_at, Sources};
+use planrun_converter::upgrade::{resolve_config, upgrade_at, PlanSource, Sources};
 use planrun_gen::{generate, GenOptions};
 use planrun_legacy::json::to_sdk_json;
 use planrun_legacy::{parse, LegacyDocument, LegacyRun, Parsed, Version};
@@ -99,7 +99,7 @@ fn same_store(dir: &Path) -> usize {
         };
         let sources = Sources {
             run: parsed,
-            plan,
+            plan: PlanSource::looked_up(plan),
             end_user,
             plan_read: &[],
             end_user_read: &[],

@@ -542,7 +542,8 @@ fn check_mix(seed: u64) {
 
     // End users: some written by R6 with a null additional_data value.
     assert!(summary.end_users > 1);
-    assert!(out.join("local.json").is_file());
+    // The SDK's default end user, as `Portia.initialize_end_user` names it (v0.3.0 to HEAD).
+    assert!(out.join("portia:default_user.json").is_file());
 
     // Sizes: about 4 KB per run on average, with a tail of large runs.
     let run_bytes: u64 = runs.iter().map(|(_, b, _)| *b).sum();

@@ -14,7 +14,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use planrun_converter::upgrade::{resolve_config, upgrade, Sources};
+use planrun_converter::upgrade::{resolve_config, upgrade, PlanSource, Sources};
 use planrun_schemas::validate::validate;
 use planrun_v2::PlanRunV2;
 use proptest::strategy::{Strategy, ValueTree};
@@ -56,7 +56,7 @@ fn valid_documents() -> Vec<(String, String)> {
             let at_r6 = planrun_converter::chain::to_r6(run).unwrap();
             let sources = Sources {
                 run: parsed,
-                plan: store.plans.get(&run.plan_id().to_string()),
+                plan: PlanSource::looked_up(store.plans.get(&run.plan_id().to_string())),
                 end_user: store.end_users.get(&at_r6.run.end_user_id),
                 plan_read: &[],
                 end_user_read: &[],

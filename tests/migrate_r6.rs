@@ -428,12 +428,14 @@ fn a_v2_run_no_legacy_run_made_comes_back_through_a_head_store() {
     assert_eq!(through_head(tmp.path(), &v2, &name), edited);
 }
 
-/// A plan written before v0.1.6 may repeat an output (it was valid then, and an R1 run of
-/// 0.1.0 – 0.1.5 uses it); the SDK's Plan validator refuses it from v0.1.6 to HEAD, so `--to r6`
-/// writes neither the plan nor its runs: each run is rejected with why, the plan stays behind
-/// with why, and SRC keeps both.
+/// A plan written before v0.1.6 may repeat an output (0.0.1-alpha.50 – 0.1.5 have no uniqueness
+/// check; an R1 run of 0.1.0 – 0.1.5 uses it); the SDK's Plan validator refuses it from v0.1.6 to
+/// HEAD ("Outputs must be unique", then "Outputs + conditions must be unique"). In the run the
+/// later step's output replaced the earlier one's under the shared name, so `--to r6` renames
+/// the earlier step's output, writes the plan and the run, and keeps the rename in the residue:
+/// the way back gives the direct V2 bytes.
 #[test]
-fn a_plan_head_refuses_is_not_written_and_its_runs_are_rejected() {
+fn a_plan_that_repeats_an_output_is_written_with_the_earlier_one_renamed() {
     let tmp = tempfile::tempdir().unwrap();
     let store = tmp.path().join("store");
     std::fs::create_dir(&store).unwrap();
@@ -473,7 +475,12 @@ fn a_plan_head_refuses_is_not_written_and_its_runs_are_rejected() {
     },
     "outputs": {
         "clarifications": [],
-        "step_outputs": {},
+        "step_outputs": {
+            "$weather": {
+                "value": "sunny in Porto",
+                "summary": null
+            }
+        },
         "final_output": null
     }
 }"#;
@@ -489,15 +496,26 @@ fn a_plan_head_refuses_is_not_written_and_its_runs_are_rejected() {
     .unwrap();
     let dst = tmp.path().join("head");
     let output = run_argv(&[&"migrate", &store, &"--out", &dst, &"--to", &"r6"]);
-    assert_eq!(code(&output), 1, "{}", show(&output));
-    let written: Vec<String> = tree(&dst, &[".planrun"]).into_keys().collect();
-    assert!(written.is_empty(), "{written:?}");
-    let report = std::fs::read_to_string(dst.join(".planrun/report.json")).unwrap();
-    assert!(
-        report
-            .contains("/plan/steps/1: HEAD's Plan validator refuses a repeated output + condition"),
-        "{report}"
-    );
+    assert_eq!(code(&output), 0, "{}", show(&output));
+    assert_head_store(&dst);
+    let written = tree(&dst, &[".planrun"]);
+    let plan = parse(&written["plan-0d5b8f8e-6a8e-4b8e-9c61-3f0e6c7f2a11.json"]).unwrap();
+    let LegacyDocument::Plan(plan) = plan.document else {
+        panic!("not a plan")
+    };
+    let outputs: Vec<&str> = plan.steps.iter().map(|s| s.output.as_str()).collect();
+    assert_eq!(outputs, ["$weather_step_0", "$weather"]);
+    assert!(head::plan_validator_fails(&plan).is_empty());
+    let run_file = &written["prun-0d5b8f8e-6a8e-4b8e-9c61-3f0e6c7f2a12.json"];
+    assert!(String::from_utf8_lossy(run_file).contains("sunny in Porto"));
+    let residue = std::fs::read_to_string(
+        dst.join(".planrun/residue/prun-0d5b8f8e-6a8e-4b8e-9c61-3f0e6c7f2a12.json"),
+    )
+    .unwrap();
+    assert!(residue.contains("/steps/0/output"), "{residue}");
+    let trip = tmp.path().join("trip");
+    std::fs::create_dir(&trip).unwrap();
+    assert_round_trips(&store, &trip);
 }
 
 /// Any V2 run, with a step index a legacy run can hold (any i64 is refused, which the

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
-use planrun_converter::upgrade::{resolve_config, upgrade, Sources};
+use planrun_converter::upgrade::{resolve_config, upgrade, PlanSource, Sources};
 use planrun_gen::{generate, GenOptions};
 use planrun_legacy::{parse, LegacyDocument, Parsed, Plan, Version};
 
@@ -74,7 +74,7 @@ fn convert(parsed: &Parsed) -> planrun_v2::PlanRunV2 {
         .get(&parsed.as_run().unwrap().plan_id().to_string());
     let sources = Sources {
         run: parsed,
-        plan,
+        plan: PlanSource::looked_up(plan),
         end_user: None,
         plan_read: &[],
         end_user_read: &[],

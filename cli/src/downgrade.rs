@@ -44,14 +44,15 @@ pub(crate) fn run(globals: &Globals, args: Args) -> anyhow::Result<Outcome> {
             return Ok(Outcome::Partial);
         }
     };
-    let mut files = vec![
-        (format!("{}.json", v2.id), to_sdk_json(&down.run)),
-        (format!("{}.json", v2.plan.id), to_sdk_json(&down.plan)),
-        (
-            safe_name(&down.end_user.external_id)?,
-            to_sdk_json(&down.end_user),
-        ),
-    ];
+    let mut files = vec![(format!("{}.json", v2.id), to_sdk_json(&down.run))];
+    // A rebuilt plan (the SDK never saved one) gets no file, as the SDK left the run.
+    if let Some(plan) = &down.plan {
+        files.push((format!("{}.json", v2.plan.id), to_sdk_json(plan)));
+    }
+    files.push((
+        safe_name(&down.end_user.external_id)?,
+        to_sdk_json(&down.end_user),
+    ));
     match agent_memory(&args.file, &v2)? {
         Ok(memory) => files.extend(memory),
         Err(missing) => {

@@ -14,7 +14,7 @@ use planrun_legacy::{
 };
 use planrun_v2::PlanRunV2;
 
-use crate::plan::plan_to_legacy;
+use crate::plan::{is_rebuilt, plan_to_legacy};
 use crate::report::{EntryKind, LossReport};
 use crate::upgrade::legacy_state;
 
@@ -23,8 +23,9 @@ use crate::upgrade::legacy_state;
 pub struct Downgraded {
     /// The R6 run.
     pub run: RunR6,
-    /// Its legacy plan (`plan-<id>.json`).
-    pub plan: planrun_legacy::Plan,
+    /// Its legacy plan (`plan-<id>.json`); `None` when the V2 plan was rebuilt because the
+    /// SDK never saved one, so a store gets no plan file, as the SDK left it.
+    pub plan: Option<planrun_legacy::Plan>,
     /// Its end user (`<external_id>.json`).
     pub end_user: planrun_legacy::EndUser,
     /// What could not be written back, and what was rewritten.
@@ -60,9 +61,10 @@ pub enum DowngradeError {
 /// unless the caller allows the loss, like the residue [`downgrade`] cannot place.
 pub fn downgrade_to_head(v2: &PlanRunV2, allow_loss: bool) -> Result<Downgraded, DowngradeError> {
     let mut down = downgrade(v2, allow_loss)?;
-    let plan = planrun_legacy::head::plan(&down.plan);
+    let plan = down.plan.as_ref().map(planrun_legacy::head::plan);
+    let plan_changes = plan.as_ref().map_or(&[][..], |p| &p.changes);
     let run = planrun_legacy::head::run(&down.run);
-    let changes = [("/plan", &plan.changes), ("/run", &run.changes)];
+    let changes = [("/plan", plan_changes), ("/run", &run.changes[..])];
     let dropped: Vec<String> = changes
         .iter()
         .flat_map(|(doc, list)| {
@@ -105,9 +107,9 @@ pub fn downgrade_to_head(v2: &PlanRunV2, allow_loss: bool) -> Result<Downgraded,
     }
     down.undo = Undo {
         run: run.changes.clone(),
-        plan: plan.changes.clone(),
+        plan: plan_changes.to_vec(),
     };
-    down.plan = plan.document;
+    down.plan = plan.map(|p| p.document);
     down.run = run.document;
     Ok(down)
 }
@@ -116,6 +118,9 @@ pub fn downgrade_to_head(v2: &PlanRunV2, allow_loss: bool) -> Result<Downgraded,
 fn head_note(pointer: &str) -> &'static str {
     if pointer == "/inputs" {
         "v0.3.2's plan inputs, under their v0.3.4 name plan_inputs: HEAD cannot load `inputs`"
+    } else if pointer.ends_with("/output") {
+        "an output an earlier step repeats, renamed: HEAD's Plan validator refuses a repeat \
+         (0.1.6 on), and in the run the later step's output replaced the earlier one's"
     } else if pointer.ends_with("/category") {
         "a W1 Argument clarification, as the Input category HEAD loads (its base keys only)"
     } else {
@@ -165,17 +170,18 @@ pub fn downgrade(v2: &PlanRunV2, allow_loss: bool) -> Result<Downgraded, Downgra
             v2.current_step_index
         )));
     }
-    let plan = plan_to_legacy(&v2.plan, &plan_residue);
-    // The validators first: their verdict is on the V2 plan's own steps, which the reader
-    // (below) would blame on the residue.
-    let fails = planrun_legacy::head::plan_validator_fails(&plan);
-    if !fails.is_empty() {
-        return Err(DowngradeError::Invalid(format!(
-            "the SDK cannot load the plan this run would be written with (its validators are in every R6 release): /plan{}",
-            fails.join("; /plan")
-        )));
-    }
-    readable(&plan)?;
+    let plan = if is_rebuilt(&plan_residue) {
+        None
+    } else {
+        let plan = plan_to_legacy(&v2.plan, &plan_residue);
+        // The validators first: their verdict is on the V2 plan's own steps, which the reader
+        // (below) would blame on the residue. A repeated output HEAD's form renames passes.
+        if !planrun_legacy::head::plan_validator_fails(&plan).is_empty() {
+            validators_pass(&planrun_legacy::head::plan(&plan).document)?;
+        }
+        readable(&plan)?;
+        Some(plan)
+    };
     let id: RunId = serde_json::from_value(Value::String(v2.id.clone()))
         .map_err(|e| DowngradeError::Invalid(format!("/id: {e}")))?;
     let plan_id: PlanId = serde_json::from_value(Value::String(v2.plan.id.clone()))
@@ -259,6 +265,20 @@ pub fn downgrade(v2: &PlanRunV2, allow_loss: bool) -> Result<Downgraded, Downgra
         report,
         undo: Undo::default(),
     })
+}
+
+/// Refuses a plan in HEAD's form that the SDK's `Plan` validators refuse (in every R6 release):
+/// HEAD's form renames an output a pre-0.1.8 plan repeats, but two plan inputs of one name, or
+/// a repeated output + condition, have no such form.
+fn validators_pass(plan: &planrun_legacy::Plan) -> Result<(), DowngradeError> {
+    let fails = planrun_legacy::head::plan_validator_fails(plan);
+    if fails.is_empty() {
+        return Ok(());
+    }
+    Err(DowngradeError::Invalid(format!(
+        "the SDK cannot load the plan this run would be written with (its validators are in every R6 release): /plan{}",
+        fails.join("; /plan")
+    )))
 }
 
 /// Refuses a plan that the legacy reader would refuse. The plan's keys come from the V2

@@ -42,6 +42,7 @@ pub struct HeadStore {
 /// Assembles the HEAD store of `runs` (each a run id with its downgrade; the reports are
 /// updated to name the residue). Shared files are decided by run id, in byte order:
 /// * a plan is written as the first run's; a run whose plan differs keeps its own in its residue;
+///   a run whose plan was rebuilt (the SDK never saved one) writes none;
 /// * an end user is the first run's, with the `additional_data` keys of every run that it lacks
 ///   added (the first value of a key wins); a run whose end user differs from the written one
 ///   keeps its own in its residue;
@@ -52,11 +53,12 @@ pub fn assemble(runs: &mut [(PlanRunV2, Downgraded)]) -> HeadStore {
     let mut plans: BTreeMap<String, (String, String)> = BTreeMap::new();
     let mut users: BTreeMap<String, (String, planrun_legacy::EndUser)> = BTreeMap::new();
     for (v2, down) in runs.iter() {
-        let plan_file = format!("{}.json", down.run.plan_id);
-        let plan_text = to_sdk_json(&down.plan);
-        plans
-            .entry(plan_file)
-            .or_insert_with(|| (v2.id.clone(), plan_text));
+        if let Some(plan) = &down.plan {
+            let plan_file = format!("{}.json", down.run.plan_id);
+            plans
+                .entry(plan_file)
+                .or_insert_with(|| (v2.id.clone(), to_sdk_json(plan)));
+        }
         let user_file = format!("{}.json", down.end_user.external_id);
         let (_, merged) = users
             .entry(user_file)
@@ -71,15 +73,17 @@ pub fn assemble(runs: &mut [(PlanRunV2, Downgraded)]) -> HeadStore {
     for (v2, down) in runs.iter_mut() {
         let id = v2.id.clone();
         let plan_file = format!("{}.json", down.run.plan_id);
-        let (plan_owner, plan_text) = &plans[&plan_file];
-        let own_plan = (*plan_text != to_sdk_json(&down.plan)).then(|| {
-            store.conflicts.push(Conflict {
-                file: plan_file.clone(),
-                written_for: plan_owner.clone(),
-                run: id.clone(),
-                what: "the run's plan differs from the one written".to_owned(),
-            });
-            serde_json::to_value(&down.plan).expect("plans are JSON")
+        let own_plan = down.plan.as_ref().and_then(|plan| {
+            let (plan_owner, plan_text) = &plans[&plan_file];
+            (*plan_text != to_sdk_json(plan)).then(|| {
+                store.conflicts.push(Conflict {
+                    file: plan_file.clone(),
+                    written_for: plan_owner.clone(),
+                    run: id.clone(),
+                    what: "the run's plan differs from the one written".to_owned(),
+                });
+                serde_json::to_value(plan).expect("plans are JSON")
+            })
         });
         let user_file = format!("{}.json", down.end_user.external_id);
         let (user_owner, merged) = &users[&user_file];

@@ -16,14 +16,14 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use planrun_legacy::json::to_sdk_json;
-use planrun_legacy::{LegacyDocument, Normalization};
+use planrun_legacy::{LegacyDocument, Normalization, Parsed};
 use planrun_v2::PlanRunV2;
 use planrun_wire::hash::fnv1a64;
 use planrun_wire::join::hex16;
 
 use crate::downgrade::Downgraded;
 use crate::report::EntryKind;
-use crate::upgrade::{upgrade, Sources};
+use crate::upgrade::{upgrade, PlanSource, Sources};
 
 /// The `format` of every residue file.
 pub const RESIDUE_FORMAT: &str = "planrun-residue/1";
@@ -60,7 +60,8 @@ pub struct Residue {
     pub format: String,
     /// FNV-1a 64 (hex) of the run file this residue was made with.
     pub run_fnv: String,
-    /// FNV-1a 64 (hex) of the plan file this residue was made with.
+    /// FNV-1a 64 (hex) of the plan file this residue was made with; empty when the run has no
+    /// plan file (its plan was rebuilt, as the SDK never saved it).
     pub plan_fnv: String,
     /// The V2 document's `legacy` object, when it had one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -112,20 +113,16 @@ impl Residue {
                 phone_number: user.phone_number.clone(),
                 additional_data: user.additional_data.clone(),
             },
-            None => planrun_v2::EndUser {
-                external_id: v2.end_user.external_id.clone(),
-                name: String::new(),
-                email: String::new(),
-                phone_number: String::new(),
-                additional_data: indexmap::IndexMap::new(),
-            },
+            None => planrun_v2::EndUser::bare(&v2.end_user.external_id),
         };
         let run_text = to_sdk_json(&down.run);
-        let plan_text = to_sdk_json(&down.plan);
+        let plan_text = down.plan.as_ref().map(to_sdk_json);
         let mut residue = Residue {
             format: RESIDUE_FORMAT.to_owned(),
             run_fnv: hex16(fnv1a64(run_text.as_bytes())),
-            plan_fnv: hex16(fnv1a64(plan_text.as_bytes())),
+            plan_fnv: plan_text
+                .as_ref()
+                .map_or_else(String::new, |text| hex16(fnv1a64(text.as_bytes()))),
             legacy: v2
                 .legacy
                 .as_ref()
@@ -137,7 +134,10 @@ impl Residue {
             run_changes: undoable(&down.undo.run),
             plan_changes: down.undo.plan.iter().filter_map(change).collect(),
         };
-        let files = (run_text.as_bytes(), plan_text.as_bytes());
+        let files = (
+            run_text.as_bytes(),
+            plan_text.as_ref().map(String::as_bytes),
+        );
         residue.fields = residue.not_given_back(v2, files, written_user);
         residue
     }
@@ -147,7 +147,7 @@ impl Residue {
     fn not_given_back(
         &self,
         v2: &PlanRunV2,
-        files: (&[u8], &[u8]),
+        files: (&[u8], Option<&[u8]>),
         written_user: Option<&planrun_legacy::EndUser>,
     ) -> IndexMap<String, Value> {
         let want = serde_json::to_value(v2).expect("V2 documents are JSON");
@@ -172,23 +172,30 @@ impl Residue {
     /// the files undone, upgraded (every agent-memory file there), this residue put back.
     fn convert_back(
         &self,
-        (run, plan): (&[u8], &[u8]),
+        (run, plan): (&[u8], Option<&[u8]>),
         written_user: Option<&planrun_legacy::EndUser>,
         config: &Arc<planrun_v2::Config>,
     ) -> Option<PlanRunV2> {
         let run = self.undo_run(run)?;
-        let plan = self.undo_plan(plan)?;
         let run = planrun_legacy::parse(&run).ok()?;
-        let plan = planrun_legacy::parse(&plan).ok()?;
-        let LegacyDocument::Plan(plan_document) = &plan.document else {
-            return None;
+        let plan = match plan {
+            Some(plan) => Some(planrun_legacy::parse(&self.undo_plan(plan)?).ok()?),
+            None => None,
+        };
+        let plan_source = match &plan {
+            Some(Parsed {
+                document: LegacyDocument::Plan(plan),
+                ..
+            }) => PlanSource::Read(plan),
+            Some(_) => return None,
+            None => PlanSource::NeverSaved,
         };
         let every_file = |_: &str, _: &str| true;
         let sources = Sources {
             run: &run,
-            plan: Some(plan_document),
+            plan: plan_source,
             end_user: written_user,
-            plan_read: &plan.normalizations,
+            plan_read: plan.as_ref().map_or(&[], |p| &p.normalizations),
             end_user_read: &[],
             config,
             agent_memory: Some(&every_file),

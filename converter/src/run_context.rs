@@ -20,7 +20,7 @@ pub fn run_context_from_legacy(
     let (config, mut report) = resolve_config(Some(&snapshot.config))?;
     let sources = Sources {
         run: &run,
-        plan: Some(&snapshot.legacy_plan),
+        plan: crate::upgrade::PlanSource::Read(&snapshot.legacy_plan),
         end_user: Some(&snapshot.end_user),
         plan_read: &[],
         end_user_read: &[],

@@ -13,7 +13,9 @@ use planrun_v2::{LegacyResidue, PlanRunV2};
 
 use crate::chain::{to_r6, AtR6, ChainError};
 use crate::ids::stable_id;
-use crate::plan::{plan_from_legacy, PlanConversion};
+use crate::plan::{
+    absent, plan_from_legacy, rebuilt_plan, rebuilt_plan_entries, PlanConversion, REBUILT_PLAN_KEY,
+};
 use crate::renames::row;
 use crate::report::{EntryKind, LossReport};
 
@@ -24,8 +26,8 @@ pub type MemoryCheck<'a> = &'a dyn Fn(&str, &str) -> bool;
 pub struct Sources<'a> {
     /// The parsed legacy run.
     pub run: &'a Parsed,
-    /// Its plan (`plan-<id>.json`), if found.
-    pub plan: Option<&'a planrun_legacy::Plan>,
+    /// Its plan (`plan-<id>.json`), as the store gave it.
+    pub plan: PlanSource<'a>,
     /// Its end user (`<external_id>.json`, R4+ stores), if found.
     pub end_user: Option<&'a planrun_legacy::EndUser>,
     /// What reading the plan file changed (its parse's normalisations), reported under `/plan`:
@@ -38,6 +40,34 @@ pub struct Sources<'a> {
     /// Whether an agent-memory file exists (`<prun-id>/<output_name>.json`); `None` when there is
     /// no store to look in (a single document converted on its own).
     pub agent_memory: Option<MemoryCheck<'a>>,
+}
+
+/// A run's plan, as its store gave it.
+#[derive(Debug, Clone, Copy)]
+pub enum PlanSource<'a> {
+    /// The plan file, read.
+    Read(&'a planrun_legacy::Plan),
+    /// The store has no file of the run's `plan_id`: the SDK before v0.3.0 saved the run of a
+    /// hand-built plan but not the plan. The plan is rebuilt from the run
+    /// ([`crate::plan::rebuilt_plan`]).
+    NeverSaved,
+    /// No store was searched (a run converted on its own): the run is blocked on its plan.
+    NotSearched,
+}
+
+impl<'a> PlanSource<'a> {
+    /// A plan looked up in a store: `None` when the store has no file of that id.
+    pub fn looked_up(plan: Option<&'a planrun_legacy::Plan>) -> Self {
+        plan.map_or(PlanSource::NeverSaved, PlanSource::Read)
+    }
+
+    /// The plan file, when one was read.
+    pub fn read(self) -> Option<&'a planrun_legacy::Plan> {
+        match self {
+            PlanSource::Read(plan) => Some(plan),
+            PlanSource::NeverSaved | PlanSource::NotSearched => None,
+        }
+    }
 }
 
 /// A finished conversion.
@@ -204,10 +234,21 @@ fn convert(
         );
     }
 
-    let legacy_plan = src.plan.ok_or_else(|| ConvertError::Blocked {
-        what: "plan",
-        missing: format!("{}.json", run.plan_id),
-    })?;
+    let rebuilt;
+    let legacy_plan = match src.plan {
+        PlanSource::Read(plan) => plan,
+        PlanSource::NeverSaved => {
+            rebuilt = rebuilt_plan(&run);
+            &rebuilt
+        }
+        PlanSource::NotSearched => {
+            return Err(ConvertError::Blocked {
+                what: "plan",
+                missing: format!("{}.json", run.plan_id),
+            })
+        }
+    };
+    let plan_found = matches!(src.plan, PlanSource::Read(_));
     if let Some(id) = legacy_plan.id {
         if id != run.plan_id {
             return Err(ConvertError::Rejected(format!(
@@ -216,7 +257,12 @@ fn convert(
             )));
         }
     }
-    let (mut plan, plan_entries_at) = if let Some(converted) = converted {
+    let (mut plan, plan_entries_at) = if !plan_found {
+        let converted = plan_from_legacy(legacy_plan);
+        rebuilt_plan_entries(&run, &mut report);
+        residue.insert(REBUILT_PLAN_KEY.to_owned(), absent());
+        (converted.plan, None)
+    } else if let Some(converted) = converted {
         debug_assert!(
             {
                 let made = plan_from_legacy(legacy_plan);
@@ -419,13 +465,7 @@ fn end_user(
                     .as_str(),
                 None,
             );
-            planrun_v2::EndUser {
-                external_id: external_id.to_owned(),
-                name: String::new(),
-                email: String::new(),
-                phone_number: String::new(),
-                additional_data: IndexMap::new(),
-            }
+            planrun_v2::EndUser::bare(external_id)
         }
     };
     let context_data = residue

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use planrun_converter::upgrade::{resolve_config, upgrade, ConvertError, Sources};
+use planrun_converter::upgrade::{resolve_config, upgrade, ConvertError, PlanSource, Sources};
 use planrun_legacy::{parse, LegacyDocument};
 
 fn store(name: &str) -> planrun_legacy::Parsed {
@@ -19,7 +19,7 @@ fn a_missing_plan_blocks_the_run_and_names_the_file() {
     let (config, _) = resolve_config(None).unwrap();
     let sources = Sources {
         run: &run,
-        plan: None,
+        plan: PlanSource::NotSearched,
         end_user: None,
         plan_read: &[],
         end_user_read: &[],
@@ -47,7 +47,7 @@ fn a_missing_agent_memory_file_blocks_the_run_and_names_the_path() {
     let nothing_exists = |_: &str, _: &str| false;
     let sources = Sources {
         run: &run,
-        plan: Some(&plan),
+        plan: PlanSource::Read(&plan),
         end_user: None,
         plan_read: &[],
         end_user_read: &[],
@@ -88,7 +88,7 @@ fn a_plan_for_another_run_is_rejected() {
     let (config, _) = resolve_config(None).unwrap();
     let sources = Sources {
         run: &run,
-        plan: Some(&plan),
+        plan: PlanSource::Read(&plan),
         end_user: None,
         plan_read: &[],
         end_user_read: &[],
@@ -130,7 +130,7 @@ fn what_reading_the_file_changed_is_in_the_loss_report() {
     let (config, _) = resolve_config(None).unwrap();
     let sources = Sources {
         run: &run,
-        plan: Some(&plan),
+        plan: PlanSource::Read(&plan),
         end_user: None,
         plan_read: &[],
         end_user_read: &[],

@@ -136,12 +136,17 @@ fn a_w1_workflow_is_renamed_rewritten_and_its_context_kept() {
 }
 
 #[test]
+/// `Portia.initialize_end_user` names a run started without an end user `portia:default_user`
+/// (v0.3.0 to HEAD); a W1–R3 run whose context has none gets that id.
 fn a_null_end_user_becomes_the_sdk_default_and_says_so() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../examples/store/prun-4c8f0e3b-5d6a-4b7c-9e8f-0a1b2c3d4e5f.json");
     let parsed = parse(&std::fs::read(path).unwrap()).unwrap();
     let at_r6 = to_r6(parsed.as_run().unwrap()).unwrap();
-    assert_eq!(at_r6.run.end_user_id, "local");
+    assert_eq!(
+        at_r6.run.end_user_id,
+        planrun_legacy::EndUser::SDK_DEFAULT_ID
+    );
     let entry = at_r6
         .report
         .entries
@@ -149,5 +154,8 @@ fn a_null_end_user_becomes_the_sdk_default_and_says_so() {
         .find(|e| e.to.as_deref() == Some("/run/end_user_id"))
         .unwrap();
     assert_eq!(entry.kind, EntryKind::Defaulted);
-    assert_eq!(entry.value, Some(serde_json::json!("local")));
+    assert_eq!(
+        entry.value,
+        Some(serde_json::json!(planrun_legacy::EndUser::SDK_DEFAULT_ID))
+    );
 }

@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use planrun_converter::cloud::{id_from_url, plan_from_cloud, run_from_cloud};
-use planrun_converter::upgrade::{resolve_config, upgrade, Sources};
+use planrun_converter::upgrade::{resolve_config, upgrade, PlanSource, Sources};
 use planrun_legacy::LegacyDocument;
 use serde_json::Value;
 
@@ -70,7 +70,7 @@ fn captured_request_bodies_convert_to_v2() {
         );
         let sources = Sources {
             run: &run,
-            plan: Some(plan),
+            plan: PlanSource::Read(plan),
             end_user: None,
             plan_read: &[],
             end_user_read: &[],

@@ -54,7 +54,7 @@ fn a_residue_of_one_plan_version_downgrades_to_a_plan_the_reader_takes() {
         downgrade(&v2, true).unwrap(),
         downgrade_to_head(&v2, true).unwrap(),
     ] {
-        let plan = parse(to_sdk_json(&down.plan).as_bytes()).unwrap();
+        let plan = parse(to_sdk_json(down.plan.as_ref().unwrap()).as_bytes()).unwrap();
         assert!(matches!(plan.document, LegacyDocument::Plan(_)));
     }
 }

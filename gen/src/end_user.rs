@@ -1,5 +1,6 @@
 //! End users (R4+): `<external_id>.json` files as the newest SDK among their runs wrote them
-//! last, the anonymous `local` user among them.
+//! last, among them the SDK's default end user `portia:default_user` (the id
+//! `Portia.initialize_end_user` gives a run started without one, v0.3.0 to HEAD).
 
 use std::io;
 use std::path::{Path, PathBuf};
@@ -17,7 +18,7 @@ use crate::write::write_new;
 
 pub(crate) fn write_end_user(seed: &UserSeed, out: &Path) -> io::Result<GenFile> {
     let mut rng = Rng::new(seed.seed);
-    let user = if seed.external_id == "local" {
+    let user = if seed.external_id == EndUser::SDK_DEFAULT_ID {
         EndUser {
             external_id: seed.external_id.clone(),
             name: String::new(),

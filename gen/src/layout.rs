@@ -162,7 +162,7 @@ pub(crate) fn lay_out(opts: &GenOptions, versions: &[Version]) -> Layout {
             let index = if rng.chance(0.4) {
                 *local.get_or_insert_with(|| {
                     users.push(UserSeed {
-                        external_id: "local".to_owned(),
+                        external_id: planrun_legacy::EndUser::SDK_DEFAULT_ID.to_owned(),
                         version,
                         seed: rng.next_u64(),
                     });

@@ -97,6 +97,12 @@ pub struct EndUser {
     pub additional_data: IndexMap<String, Option<String>>,
 }
 
+impl EndUser {
+    /// The external id `Portia.initialize_end_user` gives a run started without an end user
+    /// (v0.3.0 to HEAD); releases before v0.3.0 left the context's `end_user_id` null.
+    pub const SDK_DEFAULT_ID: &'static str = "portia:default_user";
+}
+
 /// Status of a tool call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(remote = "Self")]

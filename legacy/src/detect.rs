@@ -97,16 +97,14 @@ impl Detection {
 }
 
 impl Detection {
-    /// Why the SDK of none of `versions` loads the document: a fact its newest version
-    /// refuses, when no version loads it. A plan read beside a run must be one that an SDK
-    /// that may have written the run loads.
-    pub fn refused_by(&self, versions: VersionSet) -> Option<&Evidence> {
-        let loads = |v: Version| self.evidence.iter().all(|e| e.loads.contains(v));
-        if versions.iter().any(loads) {
-            return None;
-        }
-        let newest = versions.newest()?;
-        self.evidence.iter().find(|e| !e.loads.contains(newest))
+    /// The versions of `versions` whose SDK loads the document (every fact of it loads there).
+    /// A run whose own keys allow several versions is judged with its plan: it was written by
+    /// one that could load that plan, when one of them can; a plan saved again by a later
+    /// release loads in none of them, and then the run's keys alone decide.
+    pub fn loaded_by(&self, versions: VersionSet) -> VersionSet {
+        VersionSet::matching(|v| {
+            versions.contains(v) && self.evidence.iter().all(|e| e.loads.contains(v))
+        })
     }
 }
 

@@ -30,9 +30,14 @@ pub struct AtHead<T> {
 ///   so such a plan fails to load), each with its description and no default value;
 /// * an absent `plan_inputs` is written `[]` and an absent `condition` `null`, as HEAD writes them;
 /// * `Variable.value` (before v0.1.12), which HEAD's `Variable` ignores, is left out;
-/// * `plan_context.tool_ids` is sorted, as HEAD's serializer writes it (so it was before 0.1.6).
+/// * `plan_context.tool_ids` is sorted, as HEAD's serializer writes it (so it was before 0.1.6);
+/// * in a plan of 0.0.1-alpha.50 – 0.1.5 (no step has `condition`), an output that a later step
+///   repeats is renamed (see [`unique_outputs`]): HEAD's `Plan` validator refuses a repeat.
 pub fn plan(plan: &Plan) -> AtHead<Plan> {
     let mut head = plan.clone();
+    if head.steps.iter().all(|step| step.condition.is_none()) {
+        unique_outputs(&mut head);
+    }
     head.plan_context.tool_ids.sort();
     if let Some(inputs) = head.inputs.take() {
         let renamed: Vec<PlanInput> = inputs
@@ -67,6 +72,30 @@ pub fn plan(plan: &Plan) -> AtHead<Plan> {
         );
     }
     at
+}
+
+/// Renames each output that a later step of the plan repeats to `<output>_step_<i>` (`i` its
+/// step's index; more `_` while that name is taken), so every output is unique. In a run of such
+/// a plan the later step's output replaced the earlier one's under the shared name, so the run's
+/// step outputs keep their names and meaning; only the earlier step's output name changes.
+fn unique_outputs(plan: &mut Plan) {
+    let mut taken: std::collections::HashSet<String> =
+        plan.steps.iter().map(|step| step.output.clone()).collect();
+    for i in 0..plan.steps.len() {
+        let output = &plan.steps[i].output;
+        if !plan.steps[i + 1..]
+            .iter()
+            .any(|later| later.output == *output)
+        {
+            continue;
+        }
+        let mut renamed = format!("{output}_step_{i}");
+        while taken.contains(&renamed) {
+            renamed.push('_');
+        }
+        taken.insert(renamed.clone());
+        plan.steps[i].output = renamed;
+    }
 }
 
 /// An R6 run in HEAD's form; only its clarifications can differ:

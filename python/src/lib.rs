@@ -395,14 +395,20 @@ fn downgrade(
                 to_sdk_json(&down.run).into_bytes(),
             ),
             (
-                format!("{}.json", v2.plan.id),
-                to_sdk_json(&down.plan).into_bytes(),
-            ),
-            (
                 format!("{external_id}.json"),
                 to_sdk_json(&down.end_user).into_bytes(),
             ),
         ];
+        // A rebuilt plan (the SDK never saved one) gets no file, as the SDK left the run.
+        if let Some(plan) = &down.plan {
+            files.insert(
+                1,
+                (
+                    format!("{}.json", v2.plan.id),
+                    to_sdk_json(plan).into_bytes(),
+                ),
+            );
+        }
         let mut copied = Vec::new();
         for (plan_run_id, output_name) in v2.agent_memory() {
             safe_file_name(plan_run_id, "run id")?;

@@ -24,10 +24,12 @@ use planrun_converter::chain::to_r6;
 use planrun_converter::plan_from_legacy;
 use planrun_converter::report::{EntryKind, LossReport};
 use planrun_converter::residue::{residue_path, Residue};
-use planrun_converter::upgrade::{upgrade_at, upgrade_sharing_plan, ConvertError, Sources};
+use planrun_converter::upgrade::{
+    upgrade_at, upgrade_sharing_plan, ConvertError, PlanSource, Sources,
+};
 use planrun_converter::PlanConversion;
 use planrun_legacy::json::{from_tree, located, parse_value};
-use planrun_legacy::{DocKind, ErrorKind, LegacyDocument, Parsed, Plan};
+use planrun_legacy::{DocKind, ErrorKind, LegacyDocument, Parsed, Plan, VersionSet};
 use planrun_v2::render::{self, Rendered, Shared};
 use planrun_v2::{PlanRunV2, PlanV2};
 use serde_json::Value;
@@ -318,8 +320,17 @@ fn convert_in(
     };
     match planrun_legacy::parse(undone) {
         Ok(parsed) => {
-            result.source_version = Some(parsed.detection.versions.to_string());
-            result.outcome = convert_legacy(&parsed, origin, name, store, config, residue.as_ref());
+            let mut versions = parsed.detection.versions;
+            result.outcome = convert_legacy(
+                &parsed,
+                origin,
+                name,
+                store,
+                config,
+                residue.as_ref(),
+                &mut versions,
+            );
+            result.source_version = Some(versions.to_string());
         }
         Err(legacy_error) => match current(bytes, origin, name, store.map(|(s, _)| s)) {
             Some(outcome) => {
@@ -368,6 +379,7 @@ fn convert_legacy(
     store: Option<(&dyn Store, &References)>,
     config: &ResolvedConfig,
     residue: Option<&Kept>,
+    versions: &mut VersionSet,
 ) -> Result<RunOutput, Failure> {
     let applies = match residue {
         Some(Kept::Applies(residue, _)) => Some(residue),
@@ -413,25 +425,14 @@ fn convert_legacy(
         Some(Ok(parsed)) => parsed.as_ref(),
         None => None,
     };
-    // A run and plan a residue gave back are this toolkit's own pair (made from one V2
-    // document), not files an SDK wrote; only files as found must fit each other.
-    let found_as_written = applies.is_none();
-    if let Some(fact) = plan_doc
-        .filter(|_| found_as_written)
-        .and_then(|p| p.detection.refused_by(parsed.detection.versions))
+    // A plan is read as the version that wrote it, whatever its runs are: a store with a
+    // history holds old runs whose plan a later release saved again. A run whose keys allow
+    // several versions is judged with its plan (see `Detection::loaded_by`).
+    if let Some(judged) = plan_doc
+        .map(|p| p.detection.loaded_by(*versions))
+        .filter(|judged| !judged.is_empty())
     {
-        let versions = parsed.detection.versions;
-        return Err(Failure::rejected(
-            origin,
-            "plan_version",
-            format!(
-                "its plan {plan_id}.json has {} at {} ({}), which no SDK that writes this run ({versions}: SDK {}) loads; the SDK saves a plan once, before its runs, so no SDK wrote this pair",
-                fact.fact,
-                fact.pointer,
-                fact.versions,
-                versions.releases(),
-            ),
-        ));
+        *versions = judged;
     }
     let plan = plan_doc.map(|p| match &p.document {
         LegacyDocument::Plan(plan) => plan,
@@ -472,9 +473,14 @@ fn convert_legacy(
             }
         }
     };
+    let plan_source = match (plan, store) {
+        (Some(plan), _) => PlanSource::Read(plan),
+        (None, Some(_)) => PlanSource::NeverSaved,
+        (None, None) => PlanSource::NotSearched,
+    };
     let sources = Sources {
         run: parsed,
-        plan,
+        plan: plan_source,
         end_user,
         plan_read: plan_doc.map_or(&[], |p| &p.normalizations),
         end_user_read: match user_doc.as_deref() {

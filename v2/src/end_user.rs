@@ -11,7 +11,7 @@ use planrun_wire::serde_object;
 #[serde(remote = "Self", deny_unknown_fields)]
 #[schemars(rename = "EndUser")]
 pub struct EndUser {
-    /// The caller's own id for the user; the SDK's default end user is `local`.
+    /// The caller's own id for the user; the SDK's default end user is `portia:default_user`.
     pub external_id: String,
     /// Display name (`""` when unknown).
     pub name: String,
@@ -24,10 +24,11 @@ pub struct EndUser {
 }
 
 impl EndUser {
-    /// The SDK's default end user: external id `local`, every other field empty.
-    pub fn local() -> Self {
+    /// An end user with this external id and every other field empty, as the SDK makes one
+    /// for an id it has no record of.
+    pub fn bare(external_id: &str) -> Self {
         EndUser {
-            external_id: "local".to_owned(),
+            external_id: external_id.to_owned(),
             name: String::new(),
             email: String::new(),
             phone_number: String::new(),

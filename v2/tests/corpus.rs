@@ -64,8 +64,8 @@ fn sdk_defaults_are_the_sdk_defaults_less_the_provider() {
 }
 
 #[test]
-fn the_local_end_user_is_the_sdk_minimal_one() {
+fn a_bare_end_user_is_the_sdk_minimal_one() {
     let minimal: EndUser =
         serde_json::from_value(corpus("R6/end_users/end_user_minimal.json")).unwrap();
-    assert_eq!(EndUser::local(), minimal);
+    assert_eq!(EndUser::bare("local"), minimal);
 }

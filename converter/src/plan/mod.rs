@@ -2,6 +2,7 @@
 //! `plan_to_legacy(&c.plan, &c.residue) == original` for `c = plan_from_legacy(&original)`.
 
 mod assembly;
+mod rebuilt;
 mod recognition;
 mod to_legacy;
 mod uuid5;
@@ -16,6 +17,7 @@ use planrun_v2::PlanV2;
 
 use crate::report::LossReport;
 
+pub use rebuilt::{is_rebuilt, rebuilt_plan, rebuilt_plan_entries, REBUILT_PLAN_KEY};
 pub use to_legacy::plan_to_legacy;
 
 /// The SDK's `LLMTool.LLM_TOOL_ID`: the tool id of every LLM step.

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use planrun_converter::chain::to_r6;
 use planrun_converter::diff::diff;
 use planrun_converter::downgrade::downgrade;
-use planrun_converter::upgrade::{upgrade, Converted, Sources};
+use planrun_converter::upgrade::{upgrade, Converted, PlanSource, Sources};
 use planrun_converter::{EntryKind, LossReport};
 use planrun_legacy::{parse, DocKind, EndUser, LegacyDocument, Parsed, Plan};
 
@@ -106,7 +106,7 @@ pub(crate) fn check_law3(
     let end_user = store.end_users.get(&at_r6.run.end_user_id);
     let sources = Sources {
         run: parsed,
-        plan,
+        plan: PlanSource::looked_up(plan),
         end_user,
         plan_read: &[],
         end_user_read: &[],
@@ -135,16 +135,19 @@ pub(crate) fn check_law3(
             "differences not in the loss report: {unreported:?}\n{report}"
         ));
     }
-    if let Some(plan) = plan {
-        if &back.plan != plan {
+    match (plan, &back.plan) {
+        (Some(plan), Some(back_plan)) if back_plan != plan => {
             return Err(format!(
                 "the plan does not come back exactly through the run (law 2): {:?}",
                 diff(
                     &serde_json::to_value(plan).unwrap(),
-                    &serde_json::to_value(&back.plan).unwrap()
+                    &serde_json::to_value(back_plan).unwrap()
                 )
             ));
         }
+        (Some(_), None) => return Err("a plan that was read comes back as none".into()),
+        (None, Some(_)) => return Err("a plan never saved comes back as a file".into()),
+        _ => {}
     }
     Ok(converted)
 }

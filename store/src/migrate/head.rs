@@ -9,7 +9,7 @@
 use std::path::PathBuf;
 
 use planrun_converter::downgrade::downgrade_to_head;
-use planrun_converter::report::LossReport;
+use planrun_converter::report::{EntryKind, LossReport};
 use planrun_converter::residue::{residue_path, Residue};
 use planrun_legacy::json::to_sdk_json;
 use planrun_legacy::{LegacyDocument, LegacyRun};
@@ -39,10 +39,24 @@ pub fn outputs(
         .map_err(|e| Failure::rejected(origin, "internal", format!("V2 output unreadable: {e}")))?;
     let mut down = downgrade_to_head(&v2, true)
         .map_err(|e| Failure::rejected(origin, "mismatch", e.to_string()))?;
-    let mut files = vec![(
-        PathBuf::from(format!("{}.json", down.run.plan_id)),
-        to_sdk_json(&down.plan).into_bytes(),
-    )];
+    let mut files = Vec::new();
+    match &down.plan {
+        Some(plan) => files.push((
+            PathBuf::from(format!("{}.json", down.run.plan_id)),
+            to_sdk_json(plan).into_bytes(),
+        )),
+        None => down.report.push(
+            EntryKind::Defaulted,
+            None,
+            None,
+            format!(
+                "written without a plan file, as the SDK left the run: {}.json was never saved \
+                 (the V2 plan was rebuilt from the run)",
+                down.run.plan_id
+            ),
+            None,
+        ),
+    }
     let external_id = down.end_user.external_id.clone();
     // A V2 run was read without an end-user file, so its id was never checked as a file name;
     // the HEAD store names one after it.
@@ -140,7 +154,10 @@ pub(super) fn copy_documents(
         let text = match planrun_legacy::parse(&bytes) {
             Ok(parsed) => match parsed.document {
                 LegacyDocument::Plan(plan) => {
-                    let fails = planrun_legacy::head::plan_validator_fails(&plan);
+                    // HEAD's form renames an output a pre-0.1.8 plan repeats; what it cannot
+                    // make loadable (two plan inputs of one name) stays behind.
+                    let head = planrun_legacy::head::plan(&plan).document;
+                    let fails = planrun_legacy::head::plan_validator_fails(&head);
                     if !fails.is_empty() {
                         copied.skipped.push((
                             name.to_owned(),
@@ -148,7 +165,7 @@ pub(super) fn copy_documents(
                         ));
                         continue;
                     }
-                    to_sdk_json(&planrun_legacy::head::plan(&plan).document)
+                    to_sdk_json(&head)
                 }
                 LegacyDocument::EndUser(user) => to_sdk_json(&user),
                 _ => {
