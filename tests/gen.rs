@@ -190,6 +190,7 @@ fn the_version_list_and_large_every_change_only_what_they_say() {
         seed: 5,
         versions: vec![R6, W1, R3, R6],
         large_every: 0,
+        history: false,
     };
     let (_dir, out, summary) = generated(&only);
     let per: Vec<(Version, usize)> = summary.runs_per_version.clone().into_iter().collect();
@@ -618,6 +619,7 @@ fn the_cli_writes_the_same_store_as_the_library_and_never_overwrites() {
         seed: 7,
         versions: vec![W1, R3, R6],
         large_every: 10,
+        history: false,
     });
     assert!(
         files(&out) == files(&lib_out),
@@ -674,4 +676,71 @@ fn the_cli_writes_the_same_store_as_the_library_and_never_overwrites() {
     assert_eq!(bad.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("R9"));
     assert!(!dir.path().join("bad").exists());
+}
+
+/// `--history`: one directory that the releases of the mix wrote into in turn. A plan a later
+/// release saved again holds what that release writes (`condition: null`, `inputs: []` or
+/// `plan_inputs: []`, no `Variable.value`, sorted tools) and is detected as that release's; a
+/// run of a release before v0.3.0 may have no plan file (the SDK saved the run of a hand-built
+/// plan, not the plan); only W1/R0 plans repeat an output (0.1.6 added the check), and no
+/// release saves those again.
+#[test]
+fn a_history_store_holds_what_successive_releases_leave() {
+    let history = GenOptions {
+        history: true,
+        ..opts(600, 21)
+    };
+    let (_dir, out, summary) = generated(&history);
+    assert!(summary.plans_saved_again > 0, "{summary:?}");
+    assert!(summary.plans_never_saved > 0, "{summary:?}");
+    assert!(summary.runs_without_plan_file >= summary.plans_never_saved);
+    assert!(summary.plans_repeating_an_output > 0, "{summary:?}");
+
+    let mut repeating = 0;
+    for file in summary.manifest.iter().filter(|f| f.kind == FileKind::Plan) {
+        let bytes = std::fs::read(out.join(&file.path)).unwrap();
+        let parsed = parse(&bytes).unwrap();
+        assert!(
+            parsed.detection.versions.contains(file.version),
+            "{}: written by {} but detected as {}",
+            file.path.display(),
+            file.version,
+            parsed.detection.versions
+        );
+        let LegacyDocument::Plan(plan) = &parsed.document else {
+            panic!("{}: not a plan", file.path.display())
+        };
+        let outputs: BTreeSet<&str> = plan.steps.iter().map(|s| s.output.as_str()).collect();
+        if outputs.len() < plan.steps.len() {
+            repeating += 1;
+            assert!(file.version <= R0, "{}", file.path.display());
+        }
+        // A plan written from v0.1.12 on (by its own release or saved again by a later one) is
+        // what that release's save of it gives: saving it again changes nothing.
+        if file.version >= R2 {
+            let again = planrun_legacy::sdk::plan_as_saved(&bytes, file.version).unwrap();
+            assert_eq!(
+                planrun_legacy::json::to_sdk_json(&again).as_bytes(),
+                &bytes[..],
+                "{}",
+                file.path.display()
+            );
+        }
+    }
+    assert_eq!(repeating, summary.plans_repeating_an_output);
+
+    let plan_files: BTreeSet<String> = summary
+        .manifest
+        .iter()
+        .filter(|f| f.kind == FileKind::Plan)
+        .map(|f| f.path.to_string_lossy().into_owned())
+        .collect();
+    let mut without = 0;
+    for (version, _, run) in runs(&out, &summary) {
+        if !plan_files.contains(&format!("{}.json", run.plan_id())) {
+            without += 1;
+            assert!(version <= R3, "a {version} run without a plan file");
+        }
+    }
+    assert_eq!(without, summary.runs_without_plan_file);
 }

@@ -38,14 +38,19 @@ fn every_corpus_store_migrates_to_what_convert_writes_run_by_run() {
     let mut stores = corpus_stores();
     assert!(stores.len() >= 5, "{stores:?}");
     stores.push(example_store());
+    // Law 7: a store with a history converts completely too (plans saved again by a later
+    // release, runs whose plan was never saved, W1/R0 plans that repeat an output).
+    let generated = tempfile::tempdir().unwrap();
+    stores.push(history_store(generated.path(), 160, 11));
     for store in stores {
         let before = fingerprint(&store);
         let tmp = tempfile::tempdir().unwrap();
         let dst = tmp.path().join("dst");
         let (output, report) = migrate(&store, &dst, &["--jobs", "2"]);
         let runs = run_files(&store);
-        // No corpus run is blocked or rejected: every plan, end user and agent-memory file the
-        // SDK referenced is in its store.
+        // No corpus run is blocked or rejected: every end user and agent-memory file the SDK
+        // referenced is in its store, and a run whose plan was never saved converts with a
+        // rebuilt one.
         assert_eq!(code(&output), 0, "{}: {}", store.display(), show(&output));
         assert_eq!(report["runs"], runs.len() as u64, "{report}");
         assert_eq!(report["failures"], Value::Array(vec![]), "{report}");

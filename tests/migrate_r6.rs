@@ -202,16 +202,63 @@ fn v2_and_head_stores_convert_into_each_other_byte_for_byte() {
     }
 }
 
+/// Law 7 for `--to r6`: every run of a store with a history is in the HEAD store, which HEAD
+/// loads completely (judged by `check --sdk HEAD`, whose verdicts agree with v0.9.0's own on
+/// such stores); a run whose plan was never saved is written without one, as the SDK left it
+/// (HEAD lists and loads such a run; only its `get_plan` fails, as it did before), and says so.
+#[test]
+fn a_store_with_a_history_becomes_a_head_store_with_every_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    let store = history_store(tmp.path(), 240, 3);
+    let dst = tmp.path().join("head");
+    assert_eq!(to_head(&store, &dst, &[]), 0);
+    assert_head_store(&dst);
+    let report: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dst.join(".planrun/report.json")).unwrap()).unwrap();
+    assert_eq!(report["failures"], serde_json::json!([]), "{report:#}");
+    let check = run_argv(&[&"check", &dst, &"--sdk", &"HEAD"]);
+    assert_eq!(code(&check), 0, "{}", show(&check));
+
+    let written = tree(&dst, &[".planrun"]);
+    let mut planless = 0;
+    for (name, bytes) in tree(&store, &[]) {
+        let Ok(parsed) = parse(&bytes) else { continue };
+        let Some(run) = parsed.as_run() else { continue };
+        let head_name = format!("prun-{}", name.split_once('-').unwrap().1);
+        assert!(
+            written.contains_key(&head_name),
+            "{name} is not in the HEAD store"
+        );
+        let plan_file = format!("{}.json", run.plan_id());
+        let has_plan = store.join(&plan_file).exists();
+        assert_eq!(written.contains_key(&plan_file), has_plan, "{plan_file}");
+        planless += u64::from(!has_plan);
+    }
+    assert!(planless > 0);
+    // Each run written without a plan file says so in the report.
+    assert_eq!(
+        report["entries"]["per_field"]["/plan"]["defaulted"], planless,
+        "{report:#}"
+    );
+    let trip = tmp.path().join("trip");
+    std::fs::create_dir(&trip).unwrap();
+    assert_round_trips(&store, &trip);
+}
+
 proptest::proptest! {
     #![proptest_config(proptest::prelude::ProptestConfig { cases: 4, ..Default::default() })]
 
     #[test]
-    fn generated_stores_round_trip_through_head(seed in proptest::prelude::any::<u64>()) {
+    fn generated_stores_round_trip_through_head(
+        seed in proptest::prelude::any::<u64>(),
+        history in proptest::prelude::any::<bool>(),
+    ) {
         let tmp = tempfile::tempdir().unwrap();
         let store = tmp.path().join("store");
         let opts = planrun_gen::GenOptions {
             runs: 160,
             seed,
+            history,
             ..planrun_gen::GenOptions::default()
         };
         planrun_gen::generate(&opts, &store).unwrap();

@@ -12,10 +12,10 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 12, ..ProptestConfig::default() })]
 
     #[test]
-    fn generated_runs_round_trip(seed in any::<u64>()) {
+    fn generated_runs_round_trip(seed in any::<u64>(), history in any::<bool>()) {
         let dir = tempfile::tempdir().unwrap();
         let store_dir = dir.path().join("store");
-        let opts = GenOptions { runs: 24, seed, large_every: 0, ..GenOptions::default() };
+        let opts = GenOptions { runs: 24, seed, large_every: 0, history, ..GenOptions::default() };
         generate(&opts, &store_dir).unwrap();
         let store = common::index(&store_dir);
         prop_assert_eq!(store.runs.len(), 24);

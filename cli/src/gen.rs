@@ -29,6 +29,11 @@ pub(crate) struct Args {
     /// Every Kth run is large (tens of KB of output text); 0 = never.
     #[arg(long, default_value_t = DEFAULT_LARGE_EVERY, value_name = "K")]
     large_every: usize,
+    /// Write a store with a history, as one directory that the releases of --versions wrote
+    /// into in turn: some plans saved again by a later release, some runs before v0.3.0 whose
+    /// plan was never saved, some W1/R0 plans that repeat a step output.
+    #[arg(long)]
+    history: bool,
 }
 
 fn parse_version(text: &str) -> Result<Version, String> {
@@ -51,6 +56,7 @@ pub(crate) fn run(globals: &Globals, args: Args) -> anyhow::Result<Outcome> {
             args.versions
         },
         large_every: args.large_every,
+        history: args.history,
     };
     let summary = generate(&opts, &args.out)
         .with_context(|| format!("cannot generate a store in {}", args.out.display()))?;
@@ -80,6 +86,16 @@ pub(crate) fn run(globals: &Globals, args: Args) -> anyhow::Result<Outcome> {
                 summary.large_runs,
                 summary.runs_without_end_user_file,
             )?;
+            if args.history {
+                writeln!(
+                    out,
+                    "history: {} plans saved again by a later release, {} plans never saved ({} runs without a plan file), {} plans that repeat an output",
+                    summary.plans_saved_again,
+                    summary.plans_never_saved,
+                    summary.runs_without_plan_file,
+                    summary.plans_repeating_an_output,
+                )?;
+            }
         }
     }
     Ok(Outcome::Success)

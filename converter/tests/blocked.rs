@@ -150,3 +150,74 @@ fn what_reading_the_file_changed_is_in_the_loss_report() {
         "prun-7f1c3b6e-8a9d-4eaf-8b1c-3d4e5f6a7b82"
     );
 }
+
+/// A run whose plan file was never saved (before v0.3.0 the SDK saved the run of a hand-built
+/// plan, not the plan; the SDK at HEAD still lists and loads the run) is not blocked: it converts
+/// with a plan rebuilt from what the run holds, one step per step output in the run's order,
+/// marked in `legacy.entries["/plan"]`, every part of it reported; a HEAD downgrade writes no
+/// plan file for it, as the SDK left it.
+#[test]
+fn a_plan_never_saved_is_rebuilt_from_the_run_and_marked() {
+    let run = store("prun-5d9a1f4c-6e7b-4c8d-8f9a-1b2c3d4e5f60.json");
+    let (config, _) = resolve_config(None).unwrap();
+    let everything_exists = |_: &str, _: &str| true;
+    let sources = Sources {
+        run: &run,
+        plan: PlanSource::NeverSaved,
+        end_user: None,
+        plan_read: &[],
+        end_user_read: &[],
+        config: &config,
+        agent_memory: Some(&everything_exists),
+    };
+    let converted = upgrade(&sources).unwrap();
+    let v2 = &converted.run;
+    let legacy_run = run.as_run().unwrap();
+    assert_eq!(v2.plan.id, legacy_run.plan_id().to_string());
+    let outputs: Vec<&str> = v2
+        .step_output_values
+        .iter()
+        .map(|v| v.output_name.as_str())
+        .collect();
+    let keys: Vec<String> = planrun_converter::chain::to_r6(legacy_run)
+        .unwrap()
+        .run
+        .outputs
+        .step_outputs
+        .keys()
+        .cloned()
+        .collect();
+    assert!(!keys.is_empty());
+    assert_eq!(outputs, keys);
+    assert_eq!(v2.plan.steps.len(), keys.len());
+    for (i, value) in v2.step_output_values.iter().enumerate() {
+        assert_eq!(value.step_num, Some(i as i64), "{value:?}");
+    }
+    let residue = &v2.legacy.as_ref().unwrap().entries;
+    assert_eq!(residue["/plan"], serde_json::json!({"absent": true}));
+    assert!(
+        residue
+            .keys()
+            .all(|k| k == "/plan" || !k.starts_with("/plan")),
+        "{residue:?}"
+    );
+    let text = converted.report.to_string();
+    assert!(text.contains("was never saved"), "{text}");
+    assert_eq!(
+        converted
+            .report
+            .entries
+            .iter()
+            .filter(|e| e
+                .to
+                .as_deref()
+                .is_some_and(|t| t.starts_with("/plan/steps/")))
+            .count(),
+        keys.len(),
+        "{text}"
+    );
+
+    let down = planrun_converter::downgrade::downgrade_to_head(v2, true).unwrap();
+    assert!(down.plan.is_none());
+    assert_eq!(down.run.plan_id.to_string(), v2.plan.id);
+}

@@ -40,10 +40,30 @@ pub(crate) enum EndUserRef {
 }
 
 pub(crate) struct PlanSeed {
+    /// The release that made the plan (and ran it first).
     pub(crate) version: Version,
     pub(crate) id: PlanId,
     pub(crate) scenario: usize,
     pub(crate) seed: u64,
+    /// Who wrote the plan file: [`PlanFile::Saved`] by `version`, [`PlanFile::SavedAgain`] by a
+    /// later release, or [`PlanFile::NeverSaved`].
+    pub(crate) file: PlanFile,
+    /// A W1/R0 plan whose last step repeats the first step's output (those releases had no
+    /// uniqueness check; 0.1.6 added it).
+    pub(crate) repeats_output: bool,
+}
+
+/// What became of a plan's file in a store with a history.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum PlanFile {
+    /// Written once, by the release that made the plan.
+    Saved,
+    /// Written again by this later release (it loaded the plan and saved it, as v0.3.0–v0.3.5's
+    /// `run_plan` or any caller may); when that release cannot load the plan, it stays as saved.
+    SavedAgain(Version),
+    /// Never written: before v0.3.0 running a hand-built plan saved the run but not the plan
+    /// (and `Portia.create_plan_run` saves no plan in any release).
+    NeverSaved,
 }
 
 pub(crate) struct UserSeed {
@@ -104,11 +124,21 @@ pub(crate) fn lay_out(opts: &GenOptions, versions: &[Version]) -> Layout {
 
         let pool = &mut pools[slot];
         let plan = if pool.is_empty() || rng.chance(0.4) {
+            let id = PlanId(PrefixedId::new(Prefix::Plan, rng.uuid()));
+            let scenario = rng.weighted(&weights);
+            let seed = rng.next_u64();
+            let (file, repeats_output) = if opts.history {
+                history_of_plan(&mut rng, version, versions)
+            } else {
+                (PlanFile::Saved, false)
+            };
             plans.push(PlanSeed {
                 version,
-                id: PlanId(PrefixedId::new(Prefix::Plan, rng.uuid())),
-                scenario: rng.weighted(&weights),
-                seed: rng.next_u64(),
+                id,
+                scenario,
+                seed,
+                file,
+                repeats_output,
             });
             pool.push(plans.len() - 1);
             plans.len() - 1
@@ -198,6 +228,22 @@ pub(crate) fn lay_out(opts: &GenOptions, versions: &[Version]) -> Layout {
         });
     }
     Layout { runs, plans, users }
+}
+
+/// What happened to a new plan of `version` in a store that `mix` (oldest first is not
+/// required) wrote in turn: a tenth of the plans of releases before v0.3.0 were never saved; a
+/// quarter of the rest were saved again by a later release of the mix; a third of W1/R0 plans
+/// repeat an output.
+fn history_of_plan(rng: &mut Rng, version: Version, mix: &[Version]) -> (PlanFile, bool) {
+    let later: Vec<Version> = mix.iter().copied().filter(|v| *v > version).collect();
+    let file = if version <= R3 && rng.chance(0.1) {
+        PlanFile::NeverSaved
+    } else if !later.is_empty() && rng.chance(0.25) {
+        PlanFile::SavedAgain(*rng.pick(&later))
+    } else {
+        PlanFile::Saved
+    };
+    (file, version <= R0 && rng.chance(0.33))
 }
 
 /// An end user's external id: unique (`k` is), a safe file name, and never starting with a run

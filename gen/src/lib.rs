@@ -73,17 +73,30 @@ pub fn generate(opts: &GenOptions, out: &Path) -> io::Result<GenSummary> {
     let layout = lay_out(opts, &versions);
 
     let built = parallel(&layout.plans, |seed| build_plan(seed, out))?;
-    let (plans, plan_files): (Vec<PlanSpec>, Vec<GenFile>) = built.into_iter().unzip();
+    let (plans, plan_files): (Vec<PlanSpec>, Vec<Option<GenFile>>) = built.into_iter().unzip();
 
     let mut summary = GenSummary::default();
+    for ((seed, file), spec) in layout.plans.iter().zip(&plan_files).zip(&plans) {
+        summary.plans_never_saved += usize::from(file.is_none());
+        summary.plans_saved_again +=
+            usize::from(file.as_ref().is_some_and(|f| f.version != seed.version));
+        summary.plans_repeating_an_output += usize::from(spec.repeats_an_output());
+    }
     let run_files = parallel(&layout.runs, |seed| {
         build_run(seed, &plans[seed.plan], &layout.users, out)
     })?;
     for (seed, files) in layout.runs.iter().zip(run_files) {
         let without_end_user_file = matches!(seed.end_user, EndUserRef::Missing(_));
-        summary.add_run(seed.version, seed.large, without_end_user_file, files);
+        let without_plan_file = plan_files[seed.plan].is_none();
+        summary.add_run(
+            seed.version,
+            seed.large,
+            without_end_user_file,
+            without_plan_file,
+            files,
+        );
     }
-    summary.add_plans(plan_files);
+    summary.add_plans(plan_files.into_iter().flatten().collect());
     for user in &layout.users {
         summary.add_end_user(write_end_user(user, out)?);
     }

@@ -20,6 +20,10 @@ pub struct GenOptions {
     pub versions: Vec<Version>,
     /// One run in every `large_every` is large (tens of KB of output text); 0 = never.
     pub large_every: usize,
+    /// A store with a history (see [`crate::generate`]): one directory that successive
+    /// releases wrote into in turn, so some plans were saved again by a later release, some
+    /// runs of releases before v0.3.0 have no plan file, and some W1/R0 plans repeat an output.
+    pub history: bool,
 }
 
 impl Default for GenOptions {
@@ -29,6 +33,7 @@ impl Default for GenOptions {
             seed: 0,
             versions: Version::ALL.to_vec(),
             large_every: DEFAULT_LARGE_EVERY,
+            history: false,
         }
     }
 }

@@ -6,13 +6,14 @@ use std::path::{Path, PathBuf};
 
 use indexmap::IndexMap;
 use planrun_legacy::json::to_sdk_json;
+use planrun_legacy::sdk;
 use planrun_legacy::Version::{R0, R1, R4, R5, R6};
 use planrun_legacy::{
     Plan, PlanContext, PlanId, PlanInput, PlanInputV032, Step, Variable, Version,
 };
 use serde_json::Value;
 
-use crate::layout::PlanSeed;
+use crate::layout::{PlanFile, PlanSeed};
 use crate::rng::Rng;
 use crate::scenarios::{Kind, SCENARIOS};
 use crate::slots::{Slot, Slots};
@@ -71,6 +72,14 @@ pub(crate) struct PlanSpec {
     pub(crate) inputs: Vec<(String, Slot)>,
 }
 
+impl PlanSpec {
+    /// Whether two steps share an output name.
+    pub(crate) fn repeats_an_output(&self) -> bool {
+        let mut names = std::collections::HashSet::new();
+        !self.steps.iter().all(|(name, _)| names.insert(name))
+    }
+}
+
 fn fill(template: &str, slots: &Slots, inputs: &[(String, Slot)]) -> String {
     let mut out = String::with_capacity(template.len() + 32);
     let mut rest = template;
@@ -98,7 +107,9 @@ fn fill(template: &str, slots: &Slots, inputs: &[(String, Slot)]) -> String {
     out
 }
 
-pub(crate) fn build_plan(seed: &PlanSeed, out: &Path) -> io::Result<(PlanSpec, GenFile)> {
+/// Builds the plan of `seed` and writes its file into `out`, as the release that wrote it last
+/// did; `None` for a plan that was never saved.
+pub(crate) fn build_plan(seed: &PlanSeed, out: &Path) -> io::Result<(PlanSpec, Option<GenFile>)> {
     let mut rng = Rng::new(seed.seed);
     let scenario = &SCENARIOS[seed.scenario];
     let slots = Slots::draw(&mut rng);
@@ -198,6 +209,12 @@ pub(crate) fn build_plan(seed: &PlanSeed, out: &Path) -> io::Result<(PlanSpec, G
         });
         metas.push((output_name(i), tpl.kind));
     }
+    if seed.repeats_output && steps.len() >= 2 {
+        let first = steps[0].output.clone();
+        let last = steps.len() - 1;
+        steps[last].output.clone_from(&first);
+        metas[last].0 = first;
+    }
     // The planner saw the whole tool registry, not only the tools it used.
     if !builder {
         for _ in 0..rng.below(4) {
@@ -252,13 +269,26 @@ pub(crate) fn build_plan(seed: &PlanSeed, out: &Path) -> io::Result<(PlanSpec, G
                 .collect()
         }),
     };
-    let file = write_new(
-        out,
-        PathBuf::from(format!("{}.json", seed.id)),
-        &to_sdk_json(&plan),
-        FileKind::Plan,
-        seed.version,
-    )?;
+    let text = to_sdk_json(&plan);
+    let (text, written_by) = match seed.file {
+        PlanFile::Saved => (Some(text), seed.version),
+        PlanFile::SavedAgain(later) => match sdk::plan_as_saved(text.as_bytes(), later) {
+            Some(saved) => (Some(to_sdk_json(&saved)), later),
+            None => (Some(text), seed.version),
+        },
+        PlanFile::NeverSaved => (None, seed.version),
+    };
+    let file = text
+        .map(|text| {
+            write_new(
+                out,
+                PathBuf::from(format!("{}.json", seed.id)),
+                &text,
+                FileKind::Plan,
+                written_by,
+            )
+        })
+        .transpose()?;
     let spec = PlanSpec {
         id: seed.id,
         slots,

@@ -53,6 +53,14 @@ pub struct GenSummary {
     pub runs_without_end_user_file: usize,
     /// Runs with tens of KB of output text.
     pub large_runs: usize,
+    /// Plan files a later release saved again (a store with a history).
+    pub plans_saved_again: usize,
+    /// Plans never saved, whose runs have no plan file (a store with a history).
+    pub plans_never_saved: usize,
+    /// Runs whose plan file does not exist (a store with a history).
+    pub runs_without_plan_file: usize,
+    /// W1/R0 plans that repeat a step output (a store with a history).
+    pub plans_repeating_an_output: usize,
     /// Every file written.
     pub files: usize,
     /// Bytes of every file written.
@@ -72,9 +80,11 @@ impl GenSummary {
         version: Version,
         large: bool,
         without_end_user_file: bool,
+        without_plan_file: bool,
         files: Vec<GenFile>,
     ) {
         self.runs += 1;
+        self.runs_without_plan_file += usize::from(without_plan_file);
         *self.runs_per_version.entry(version).or_default() += 1;
         self.large_runs += usize::from(large);
         self.runs_without_end_user_file += usize::from(without_end_user_file);

@@ -659,10 +659,13 @@ fn plan_validator_facts(
                 format!("the output + condition {key:?} is repeated; the SDK's Plan validator refuses that in every version whose steps have `condition` (0.1.8 on)"),
             ));
         }
-        facts.hard(
+        // Written until 0.1.5 (W1 to early R1); loaded only where R1 is not judged as 0.1.10,
+        // whose validator refuses it ("Outputs must be unique", confirmed with 0.1.10's SDK).
+        facts.hard_loading(
             pointer,
             format!("a repeated output {key:?} (refused by the Plan validator from 0.1.6)"),
             all(W1, R1),
+            all(W1, R0),
         );
     }
     for key in ["inputs", "plan_inputs"] {

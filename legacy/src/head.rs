@@ -162,3 +162,72 @@ pub fn plan_validator_fails(plan: &Plan) -> Vec<String> {
     }
     fails
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::PlanContext;
+
+    fn plan_with(outputs: &[&str]) -> Plan {
+        Plan {
+            id: None,
+            plan_context: PlanContext {
+                query: "q".to_owned(),
+                tool_ids: Vec::new(),
+            },
+            steps: outputs
+                .iter()
+                .map(|o| crate::Step {
+                    task: "t".to_owned(),
+                    inputs: Vec::new(),
+                    tool_id: None,
+                    output: (*o).to_owned(),
+                    condition: None,
+                    extra: indexmap::IndexMap::new(),
+                })
+                .collect(),
+            inputs: None,
+            plan_inputs: None,
+        }
+    }
+
+    /// 0.0.1-alpha.50 – 0.1.5 wrote plans that repeat an output; HEAD's validator refuses them,
+    /// so HEAD's form renames every earlier repeat (the run keeps the last step's value under
+    /// the name), never onto a name the plan already has, and each rename is a listed change.
+    #[test]
+    fn an_output_a_later_step_repeats_is_renamed_to_a_free_name() {
+        let at = plan(&plan_with(&["$a", "$b", "$a_step_0", "$a", "$b"]));
+        let outputs: Vec<&str> = at
+            .document
+            .steps
+            .iter()
+            .map(|s| s.output.as_str())
+            .collect();
+        assert_eq!(
+            outputs,
+            ["$a_step_0_", "$b_step_1", "$a_step_0", "$a", "$b"]
+        );
+        assert!(plan_validator_fails(&at.document).is_empty());
+        let renamed: Vec<&str> = at
+            .changes
+            .iter()
+            .filter_map(|c| match c {
+                Normalization::Coerced { pointer, .. } => Some(pointer.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(renamed, ["/steps/0/output", "/steps/1/output"]);
+    }
+
+    /// A plan whose steps have `condition` (0.1.8 on) never repeats an output + condition (the
+    /// reader refuses one), so HEAD's form leaves its outputs alone.
+    #[test]
+    fn outputs_of_a_plan_with_conditions_are_left_alone() {
+        let mut conditioned = plan_with(&["$a", "$a"]);
+        conditioned.steps[0].condition = Some(Some("If x".to_owned()));
+        conditioned.steps[1].condition = Some(None);
+        let at = plan(&conditioned);
+        assert_eq!(at.document.steps[0].output, "$a");
+        assert_eq!(at.document.steps[1].output, "$a");
+    }
+}

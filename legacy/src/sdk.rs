@@ -226,6 +226,21 @@ pub struct Verdict {
     pub changes: Vec<Normalization>,
 }
 
+/// A plan as the SDK of `sdk` writes it back after loading it (`model_dump_json(indent=4)` of
+/// its `Plan`, as a tree for [`crate::json::to_sdk_json`]); `None` when that SDK does not load
+/// it. In a store with a history, a plan a later release saved again holds this.
+pub fn plan_as_saved(src: &[u8], sdk: Version) -> Option<Value> {
+    let input = parse_value(src).ok()?;
+    let (kind, evidence) = facts_of(src, &input).ok()?;
+    if kind != DocKind::Plan || evidence.iter().any(|e| !e.loads.contains(sdk)) {
+        return None;
+    }
+    let (document, _) = read_document(src, &input, kind, sdk).ok()?;
+    let mut saved = serde_json::to_value(&document).expect("documents are JSON");
+    apply(&mut saved, kind, sdk);
+    Some(saved)
+}
+
 /// Judges the bytes of a store file as the SDK of `sdk` would load them: a run with its
 /// `PlanRun` (`Workflow` in W1), a plan with its `Plan` model and validators, an end user, and
 /// an agent-memory file (which `DiskFileStorage` reads as a `LocalDataValue`). `in_run_dir` says

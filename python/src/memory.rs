@@ -83,4 +83,9 @@ impl Store for MemoryStore {
             .as_ref()
             .map_or_else(|| relative.to_owned(), |s| s.locate(relative))
     }
+
+    /// A plan not passed in memory was never saved only if there is a store to look in.
+    fn holds_plans(&self) -> bool {
+        self.plan.is_some() || self.fallback.is_some()
+    }
 }

@@ -473,10 +473,10 @@ fn convert_legacy(
             }
         }
     };
-    let plan_source = match (plan, store) {
+    let plan_source = match (plan, store_only) {
         (Some(plan), _) => PlanSource::Read(plan),
-        (None, Some(_)) => PlanSource::NeverSaved,
-        (None, None) => PlanSource::NotSearched,
+        (None, Some(store)) if store.holds_plans() => PlanSource::NeverSaved,
+        (None, _) => PlanSource::NotSearched,
     };
     let sources = Sources {
         run: parsed,

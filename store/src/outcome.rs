@@ -74,8 +74,8 @@ pub struct Failure {
     pub column: usize,
     /// A short stable name for counting: the parse error kind (`syntax`, `data`, …) or `io`,
     /// `symlink`, `unsafe_name`, `id_mismatch`, `conflict`, `not_a_run`, `mismatch`, `schema`,
-    /// `missing_plan`, `missing_agent_memory`, `plan_version` (a plan no SDK that writes the run
-    /// loads), `internal`.
+    /// `missing_plan` (a run converted on its own, without its plan or a store to look in),
+    /// `missing_agent_memory`, `internal`.
     pub kind: String,
     /// What is wrong, in words.
     pub message: String,

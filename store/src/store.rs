@@ -74,6 +74,13 @@ pub trait Store: Sync {
     /// How failures and reports name the document at `relative` ([`Doc::relative`]): for a
     /// directory, its path.
     fn locate(&self, relative: &Path) -> PathBuf;
+
+    /// Whether a plan [`Store::read`] does not find was never saved (so a run's plan is
+    /// rebuilt from the run), rather than never looked for (so the run is blocked on it). True
+    /// for a store directory; false for a single run given without its plan or a store.
+    fn holds_plans(&self) -> bool {
+        true
+    }
 }
 
 /// A destination that converted documents are written to, each one atomically: it appears whole

@@ -62,6 +62,30 @@ pub(crate) fn example_store() -> PathBuf {
         .unwrap()
 }
 
+/// A generated store with a history in `root/history-<seed>` (see `planrun gen --history`):
+/// plans a later release saved again, runs before v0.3.0 whose plan was never saved, W1/R0
+/// plans that repeat an output. Each case occurs, or the store would prove nothing.
+pub(crate) fn history_store(root: &Path, runs: usize, seed: u64) -> PathBuf {
+    let store = root.join(format!("history-{seed}"));
+    let summary = planrun_gen::generate(
+        &planrun_gen::GenOptions {
+            runs,
+            seed,
+            history: true,
+            ..planrun_gen::GenOptions::default()
+        },
+        &store,
+    )
+    .unwrap();
+    assert!(
+        summary.plans_saved_again > 0
+            && summary.runs_without_plan_file > 0
+            && summary.plans_repeating_an_output > 0,
+        "seed {seed}: {summary:?}"
+    );
+    store
+}
+
 /// Every regular file under `dir` with its bytes, by relative path; symlinks are not followed
 /// (recorded as `-> target`); directories named in `skip` are left out.
 pub(crate) fn tree(dir: &Path, skip: &[&str]) -> BTreeMap<String, Vec<u8>> {

@@ -48,7 +48,7 @@ pub fn outputs(
         None => down.report.push(
             EntryKind::Defaulted,
             None,
-            None,
+            Some("/plan".to_owned()),
             format!(
                 "written without a plan file, as the SDK left the run: {}.json was never saved \
                  (the V2 plan was rebuilt from the run)",
