@@ -29,7 +29,7 @@ pub fn is_rebuilt(residue: &IndexMap<String, Value>) -> bool {
 /// and the output's name; one plan input per run input, with no description and no default.
 pub fn rebuilt_plan(run: &RunR6) -> Plan {
     Plan {
-        id: Some(run.plan_id.clone()),
+        id: Some(run.plan_id),
         plan_context: PlanContext {
             query: String::new(),
             tool_ids: Vec::new(),
