@@ -142,6 +142,7 @@ fn mixed_store(root: &Path) -> std::path::PathBuf {
         .unwrap()
         .replace(old_id, new_id);
     std::fs::write(store.join(format!("{new_id}.json")), text).unwrap();
+    settle();
     store
 }
 
@@ -308,7 +309,7 @@ fn jobs_shards_dry_runs_and_resumes_give_the_same_outputs() {
     assert_eq!(code(&resumed), 0, "{}", show(&resumed));
     assert!(
         String::from_utf8_lossy(&resumed.stdout)
-            .contains(&format!("resumed: {runs} runs done before")),
+            .contains(&format!("resumed: {runs} runs up to date")),
         "{}",
         show(&resumed)
     );

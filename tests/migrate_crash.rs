@@ -127,6 +127,7 @@ fn a_killed_migration_resumes_to_the_bytes_of_an_uninterrupted_one() {
         &"gen", &"--runs", &"3000", &"--seed", &"5", &"--out", &store,
     ]));
     assert_eq!(code(&generated), 0, "{}", show(&generated));
+    settle();
     let before = fingerprint(&store);
 
     let reference_dst = tmp.path().join("reference");
@@ -246,7 +247,7 @@ fn a_killed_migration_resumes_to_the_bytes_of_an_uninterrupted_one() {
     let resumed = run(args(&[&"migrate", &store, &"--out", &dst, &"--resume"]));
     assert_eq!(code(&resumed), 0, "{}", show(&resumed));
     let said = String::from_utf8_lossy(&resumed.stdout);
-    assert!(said.contains("resumed: 3000 runs done before (outputs verified, skipped), 3 stale temp files removed, a torn journal line cut off"), "{said}");
+    assert!(said.contains("resumed: 3000 runs up to date (inputs unchanged, outputs verified, skipped), 3 stale temp files removed, a torn journal line cut off"), "{said}");
     assert_eq!(
         temp_files(&dst),
         vec![".tmp-planrun-0-of-2-1-0".to_owned()],
@@ -266,7 +267,7 @@ fn a_killed_migration_resumes_to_the_bytes_of_an_uninterrupted_one() {
     let resumed = run(args(&[&"migrate", &store, &"--out", &dst, &"--resume"]));
     assert_eq!(code(&resumed), 0, "{}", show(&resumed));
     assert!(
-        String::from_utf8_lossy(&resumed.stdout).contains("resumed: 2999 runs done before"),
+        String::from_utf8_lossy(&resumed.stdout).contains("resumed: 2999 runs up to date"),
         "{}",
         show(&resumed)
     );

@@ -36,12 +36,20 @@ pub(crate) struct Args {
     /// Worker threads [default: the number of cores].
     #[arg(long, value_name = "N")]
     jobs: Option<usize>,
-    /// Continue the migration recorded in DST's journal (starts one if DST is new or empty).
+    /// Bring DST up to date with SRC as it is now: continue an interrupted migration, convert
+    /// runs that are new or whose files changed since, remove the outputs of runs gone from
+    /// SRC, and keep (and report) outputs someone else changed in DST (starts a migration if
+    /// DST is new or empty).
     #[arg(long)]
     resume: bool,
-    /// Convert and verify every run in memory; write nothing but --report.
-    #[arg(long, conflicts_with = "resume")]
+    /// Convert and verify every run in memory; write nothing but --report. With --resume: what
+    /// a catch-up would do (counts of up-to-date, changed, new, removed runs and conflicts).
+    #[arg(long)]
     dry_run: bool,
+    /// With --resume: replace outputs someone else changed in DST since they were written (by
+    /// default they are kept and reported as conflicts, exit 1).
+    #[arg(long, requires = "resume")]
+    overwrite_changed: bool,
     /// Also write the JSON report to FILE.
     #[arg(long, value_name = "FILE")]
     report: Option<PathBuf>,
@@ -138,6 +146,7 @@ pub(crate) fn run(globals: &Globals, args: Args) -> anyhow::Result<Outcome> {
             To::V2 => Target::V2,
             To::R6 => Target::R6,
         },
+        overwrite_changed: args.overwrite_changed,
     };
     let summary = if !globals.quiet && std::io::stderr().is_terminal() {
         let bar = ProgressBar::new(0).with_style(
@@ -174,10 +183,11 @@ fn print(globals: &Globals, summary: &Summary, json: &str) -> anyhow::Result<()>
             // Errors only: the rejected and blocked runs.
             let text = summary.report.to_text();
             let mut err = std::io::stderr().lock();
-            for line in text
-                .lines()
-                .filter(|l| l.contains(": rejected (") || l.contains(": blocked ("))
-            {
+            for line in text.lines().filter(|l| {
+                [": rejected (", ": blocked (", ": in_flux (", " (conflict) "]
+                    .iter()
+                    .any(|mark| l.contains(mark))
+            }) {
                 writeln!(err, "{line}")?;
             }
         }
@@ -185,7 +195,7 @@ fn print(globals: &Globals, summary: &Summary, json: &str) -> anyhow::Result<()>
             if summary.resumed {
                 writeln!(
                     out,
-                    "resumed: {} runs done before (outputs verified, skipped), {} stale temp files removed{}",
+                    "resumed: {} runs up to date (inputs unchanged, outputs verified, skipped), {} stale temp files removed{}",
                     summary.skipped,
                     summary.temps_removed,
                     if summary.journal_cut { ", a torn journal line cut off" } else { "" }

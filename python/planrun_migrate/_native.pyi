@@ -157,6 +157,7 @@ def migrate(
     config: Config | StrPath | None = None,
     durable: bool = False,
     no_sync: bool = False,
+    overwrite_changed: bool = False,
 ) -> dict[str, Any]:
     """Migrates a store as `planrun migrate SRC --out OUT [--to v2|r6]` does; returns the JSON
     report (its `outcomes` count the runs per outcome class).
@@ -165,6 +166,9 @@ def migrate(
     KeyboardInterrupt stops it once the chunks in flight are journaled (resumable with `resume=True`).
     `durable` fsyncs every file and `no_sync` syncs nothing (`--durable`, `--no-sync`); by
     default one syncfs per group of chunks makes outputs durable before they are journaled.
+    `resume=True` brings `out` up to date with `src` as it is now; an output someone else changed
+    in `out` is kept and counted under the report's `catch_up.conflicts` unless
+    `overwrite_changed=True`. With `dry_run=True` a resume only says what it would do.
     Raises ValueError for bad arguments, and PlanrunError when the migration cannot run or its
     verify pass fails; rejected and blocked runs are in the report.
     """

@@ -527,8 +527,11 @@ impl Progress for Cancel {
 ///
 /// Returns the JSON report as a dict (what `planrun --format json migrate` prints; its
 /// `outcomes` counts the runs per outcome class, `failures` lists the rejected and blocked
-/// runs). `jobs` is the number of worker threads (default: the cores); `resume` continues the
-/// migration recorded in `out`; `dry_run` converts and checks in memory and writes nothing;
+/// runs). `jobs` is the number of worker threads (default: the cores); `resume` brings `out` up
+/// to date with `src` as it is now (an interrupted migration continued, new and changed runs
+/// converted, the outputs of runs gone from `src` removed; an output someone else changed in
+/// `out` is kept and counted under `catch_up.conflicts` unless `overwrite_changed`); `dry_run`
+/// converts and checks in memory and writes nothing (with `resume`: what a catch-up would do);
 /// `shard` is `"I/N"` or `(I, N)`; `config` a `Config` or a Config file's path; `durable` fsyncs
 /// every file, `no_sync` syncs nothing (`--durable`, `--no-sync`). `to` is `"v2"` (PlanRunV2
 /// files) or `"r6"` (a `DiskFileStorage` store the SDK at HEAD loads completely, what HEAD
@@ -539,7 +542,7 @@ impl Progress for Cancel {
 /// verify pass fails (the CLI's exit 2), `ValueError` for an unknown `to`; rejected and blocked
 /// runs are in the report, not errors.
 #[pyfunction]
-#[pyo3(signature = (src, out, *, jobs=None, resume=false, dry_run=false, to="v2", shard=None, config=None, durable=false, no_sync=false))]
+#[pyo3(signature = (src, out, *, jobs=None, resume=false, dry_run=false, to="v2", shard=None, config=None, durable=false, no_sync=false, overwrite_changed=false))]
 #[allow(
     clippy::too_many_arguments,
     reason = "the keyword arguments of `planrun migrate`"
@@ -556,6 +559,7 @@ fn migrate<'py>(
     config: Option<&Bound<'py, PyAny>>,
     durable: bool,
     no_sync: bool,
+    overwrite_changed: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
     let target = match to.to_ascii_lowercase().as_str() {
         "v2" => Target::V2,
@@ -572,9 +576,9 @@ fn migrate<'py>(
         Some(n) => n,
         None => std::thread::available_parallelism().map_or(1, std::num::NonZero::get),
     };
-    if resume && dry_run {
+    if overwrite_changed && !resume {
         return Err(PyValueError::new_err(
-            "resume and dry_run cannot be combined: a dry run writes nothing to resume",
+            "overwrite_changed needs resume=True: only a resume finds outputs someone else changed",
         ));
     }
     let shard = match shard.filter(|s| !s.is_none()) {
@@ -607,6 +611,7 @@ fn migrate<'py>(
         chunk_size: DEFAULT_CHUNK_SIZE,
         config: (*config).clone(),
         target,
+        overwrite_changed,
     };
 
     let cancel = Arc::new(AtomicBool::new(false));

@@ -84,8 +84,8 @@ def test_arguments_the_engine_refuses(generated, tmp_path):
         pm.migrate(generated, tmp_path / "a", to="R5")
     with pytest.raises(ValueError):
         pm.migrate(generated, tmp_path / "a", jobs=0)
-    with pytest.raises(ValueError):
-        pm.migrate(generated, tmp_path / "a", resume=True, dry_run=True)
+    with pytest.raises(ValueError, match="resume"):
+        pm.migrate(generated, tmp_path / "a", overwrite_changed=True)
     with pytest.raises(ValueError):
         pm.migrate(generated, tmp_path / "a", shard="2/2")
     with pytest.raises(TypeError):

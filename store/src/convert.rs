@@ -40,7 +40,8 @@ use crate::fsio::read_nofollow;
 use crate::loss::{RunReport, SharedEntries};
 use crate::names::{is_run_file_name, run_key, safe_component};
 use crate::outcome::{Class, Failure, MemoryFile, RunOutput, RunResult};
-use crate::store::{Doc, Store};
+use crate::stamp::{Input, Stamp};
+use crate::store::{Doc, Stamped, Store};
 
 /// The schema every V2 run is checked against.
 pub const PLAN_RUN_V2_SCHEMA: &str = "v2/PlanRunV2.schema.json";
@@ -73,8 +74,8 @@ pub fn convert_entry(
     refs: &References,
 ) -> RunResult {
     let origin = store.locate(&Doc::Run(name).relative());
-    let bytes = match store.read(Doc::Run(name)) {
-        Ok(Some(bytes)) => bytes,
+    let (bytes, stamp) = match store.read_stamped(Doc::Run(name)) {
+        Ok(Some(found)) => found,
         Ok(None) => {
             let failure =
                 Failure::rejected(&origin, "io", "cannot read: the store has no such run");
@@ -82,7 +83,15 @@ pub fn convert_entry(
         }
         Err(failure) => return unread(&origin, failure),
     };
-    convert_in(&bytes, &origin, Some(name), Some((store, refs)), config)
+    let mut result = convert_in(&bytes, &origin, Some(name), Some((store, refs)), config);
+    result.inputs.insert(
+        0,
+        Input {
+            path: name.to_owned(),
+            stamp,
+        },
+    );
+    result
 }
 
 fn unread(origin: &Path, failure: Failure) -> RunResult {
@@ -91,6 +100,7 @@ fn unread(origin: &Path, failure: Failure) -> RunResult {
         bytes_in: 0,
         source_version: None,
         outcome: Err(failure),
+        inputs: Vec::new(),
     }
 }
 
@@ -107,7 +117,7 @@ fn unread(origin: &Path, failure: Failure) -> RunResult {
 /// is not cached: it is that run's own.
 #[derive(Debug)]
 pub struct References {
-    end_users: Cache<Reference>,
+    end_users: Cache<Referenced>,
     plans: Cache<PlanRead>,
 }
 
@@ -175,11 +185,20 @@ impl<T> Cache<T> {
 /// A referenced document as read: `Ok(None)` when the store has none of that name.
 type Reference = Result<Option<Parsed>, Failure>;
 
+/// A referenced document as read, with its file's stamp from before the read (`None` when the
+/// store has no such file or gives no stamps).
+#[derive(Debug)]
+pub(crate) struct Referenced {
+    pub(crate) read: Reference,
+    pub(crate) stamp: Option<Stamp>,
+}
+
 /// A plan as read, and its conversion to `PlanV2` and that plan's text once a run has needed
 /// them: the conversion depends on the plan alone, and runs share plans.
 #[derive(Debug)]
 pub(crate) struct PlanRead {
     read: Reference,
+    stamp: Option<Stamp>,
     converted: OnceLock<PlanConverted>,
 }
 
@@ -193,9 +212,10 @@ struct PlanConverted {
 }
 
 impl PlanRead {
-    fn new(read: Reference) -> Self {
+    fn new(Referenced { read, stamp }: Referenced) -> Self {
         PlanRead {
             read,
+            stamp,
             converted: OnceLock::new(),
         }
     }
@@ -223,7 +243,7 @@ impl References {
     pub const END_USERS: usize = 16;
 
     /// The end user `external_id` of `store`.
-    pub(crate) fn end_user(&self, store: &dyn Store, external_id: &str) -> Held<Reference> {
+    pub(crate) fn end_user(&self, store: &dyn Store, external_id: &str) -> Held<Referenced> {
         self.end_users.get(external_id, || {
             read_reference(
                 store,
@@ -311,6 +331,7 @@ fn convert_in(
         bytes_in: bytes.len() as u64,
         source_version: None,
         outcome: Err(Failure::rejected(origin, "internal", "not converted")),
+        inputs: Vec::new(),
     };
     let name = file_name.filter(|n| is_run_file_name(n));
     let residue = store.and_then(|(s, _)| residue_of(s, name?, bytes));
@@ -320,7 +341,10 @@ fn convert_in(
     };
     match planrun_legacy::parse(undone) {
         Ok(parsed) => {
-            let mut versions = parsed.detection.versions;
+            let mut read = Reading {
+                versions: parsed.detection.versions,
+                inputs: std::mem::take(&mut result.inputs),
+            };
             result.outcome = convert_legacy(
                 &parsed,
                 origin,
@@ -328,9 +352,10 @@ fn convert_in(
                 store,
                 config,
                 residue.as_ref(),
-                &mut versions,
+                &mut read,
             );
-            result.source_version = Some(versions.to_string());
+            result.source_version = Some(read.versions.to_string());
+            result.inputs = read.inputs;
         }
         Err(legacy_error) => match current(bytes, origin, name, store.map(|(s, _)| s)) {
             Some(outcome) => {
@@ -372,6 +397,13 @@ fn residue_of(store: &dyn Store, name: &str, bytes: &[u8]) -> Option<Kept> {
     }
 }
 
+/// What converting a legacy run learns beside its output: the versions it is judged as (with
+/// its plan) and the files of the store it read.
+struct Reading {
+    versions: VersionSet,
+    inputs: Vec<Input>,
+}
+
 fn convert_legacy(
     parsed: &Parsed,
     origin: &Path,
@@ -379,8 +411,9 @@ fn convert_legacy(
     store: Option<(&dyn Store, &References)>,
     config: &ResolvedConfig,
     residue: Option<&Kept>,
-    versions: &mut VersionSet,
+    read: &mut Reading,
 ) -> Result<RunOutput, Failure> {
+    let Reading { versions, inputs } = read;
     let applies = match residue {
         Some(Kept::Applies(residue, _)) => Some(residue),
         _ => None,
@@ -420,6 +453,12 @@ fn convert_legacy(
         Some(residue) => Held::new(PlanRead::new(read_plan_with(store, &plan_id, residue))),
         None => refs.plan(store, &plan_id),
     });
+    if let Some(read) = plan_read.as_deref() {
+        inputs.push(Input {
+            path: format!("{plan_id}.json"),
+            stamp: read.stamp,
+        });
+    }
     let plan_doc = match plan_read.as_deref().map(|p| &p.read) {
         Some(Err(failure)) => return Err(failure.clone()),
         Some(Ok(parsed)) => parsed.as_ref(),
@@ -448,7 +487,13 @@ fn convert_legacy(
         }
         None => None,
     };
-    let end_user = match user_doc.as_deref() {
+    if let Some(read) = user_doc.as_deref() {
+        inputs.push(Input {
+            path: format!("{end_user_id}.json"),
+            stamp: read.stamp,
+        });
+    }
+    let end_user = match user_doc.as_deref().map(|u| &u.read) {
         Some(Err(failure)) => return Err(failure.clone()),
         Some(Ok(Some(parsed))) => match &parsed.document {
             LegacyDocument::EndUser(user) => Some(user),
@@ -483,7 +528,7 @@ fn convert_legacy(
         plan: plan_source,
         end_user,
         plan_read: plan_doc.map_or(&[], |p| &p.normalizations),
-        end_user_read: match user_doc.as_deref() {
+        end_user_read: match user_doc.as_deref().map(|u| &u.read) {
             Some(Ok(Some(parsed))) => &parsed.normalizations,
             _ => &[],
         },
@@ -684,39 +729,59 @@ fn check_output_name(id: &str, name: Option<&str>, origin: &Path) -> Result<(), 
 /// The plan of a run with a residue: the run's own plan when the residue holds it, else the
 /// store's plan file, each with HEAD's changes undone when it is the file the residue was made
 /// with.
-fn read_plan_with(store: &dyn Store, plan_id: &str, residue: &Residue) -> Reference {
+fn read_plan_with(store: &dyn Store, plan_id: &str, residue: &Residue) -> Referenced {
     let doc = Doc::Plan(plan_id);
-    let bytes = match &residue.plan {
-        Some(plan) => planrun_legacy::json::to_sdk_json(plan).into_bytes(),
-        None => match read_bytes(store, doc, "plan")? {
-            Some(bytes) => bytes,
-            None => return Ok(None),
+    let (bytes, stamp) = match &residue.plan {
+        Some(plan) => (planrun_legacy::json::to_sdk_json(plan).into_bytes(), None),
+        None => match read_bytes(store, doc, "plan") {
+            Ok(Some(found)) => found,
+            Ok(None) => {
+                return Referenced {
+                    read: Ok(None),
+                    stamp: None,
+                }
+            }
+            Err(failure) => {
+                return Referenced {
+                    read: Err(failure),
+                    stamp: None,
+                }
+            }
         },
     };
     let bytes = residue.undo_plan(&bytes).unwrap_or(bytes);
-    parse_reference(
+    let read = parse_reference(
         &bytes,
         &store.locate(&doc.relative()),
         DocKind::Plan,
         "plan",
     )
-    .map(Some)
+    .map(Some);
+    Referenced { read, stamp }
 }
 
 /// Reads a referenced document (plan, end user): `Ok(None)` when the store has none.
-fn read_reference(store: &dyn Store, doc: Doc<'_>, kind: DocKind, what: &str) -> Reference {
-    match read_bytes(store, doc, what)? {
-        Some(bytes) => {
-            parse_reference(&bytes, &store.locate(&doc.relative()), kind, what).map(Some)
-        }
-        None => Ok(None),
+fn read_reference(store: &dyn Store, doc: Doc<'_>, kind: DocKind, what: &str) -> Referenced {
+    match read_bytes(store, doc, what) {
+        Ok(Some((bytes, stamp))) => Referenced {
+            read: parse_reference(&bytes, &store.locate(&doc.relative()), kind, what).map(Some),
+            stamp,
+        },
+        Ok(None) => Referenced {
+            read: Ok(None),
+            stamp: None,
+        },
+        Err(failure) => Referenced {
+            read: Err(failure),
+            stamp: None,
+        },
     }
 }
 
-/// The bytes of a referenced document, `None` when the store has none; a failure names the
-/// `what` file.
-fn read_bytes(store: &dyn Store, doc: Doc<'_>, what: &str) -> Result<Option<Vec<u8>>, Failure> {
-    store.read(doc).map_err(|mut failure| {
+/// The bytes of a referenced document with their stamp, `None` when the store has none; a
+/// failure names the `what` file.
+fn read_bytes(store: &dyn Store, doc: Doc<'_>, what: &str) -> Result<Option<Stamped>, Failure> {
+    store.read_stamped(doc).map_err(|mut failure| {
         failure.message = format!("the {what} file: {}", failure.message);
         failure
     })
@@ -767,7 +832,7 @@ fn memory_file(
         output_name,
     };
     let path = store.locate(&doc.relative());
-    let Some(bytes) = store.read(doc)? else {
+    let Some((bytes, stamp)) = store.read_stamped(doc)? else {
         return Ok(None);
     };
     // The file is copied byte for byte, so its re-emission is not checked.
@@ -802,6 +867,7 @@ fn memory_file(
         run_id: run_id.to_owned(),
         output_name: output_name.to_owned(),
         content: bytes,
+        stamp,
     }))
 }
 
@@ -899,14 +965,14 @@ mod tests {
         let store = DiskStore::new(dir.path());
         let cache = References::default();
         let first = cache.end_user(&store, "ada");
-        assert!(matches!(&*first, Ok(Some(_))), "{first:?}");
+        assert!(matches!(&first.read, Ok(Some(_))), "{first:?}");
         std::fs::remove_file(&user).unwrap();
         assert!(
             Held::same(&first, &cache.end_user(&store, "ada")),
             "read again"
         );
-        assert!(matches!(&*cache.end_user(&store, "bob"), Err(f) if f.kind == "syntax"));
-        assert!(matches!(&*cache.end_user(&store, "eve"), Ok(None)));
+        assert!(matches!(&cache.end_user(&store, "bob").read, Err(f) if f.kind == "syntax"));
+        assert!(matches!(&cache.end_user(&store, "eve").read, Ok(None)));
     }
 
     #[test]

@@ -13,10 +13,15 @@ use std::sync::{Arc, OnceLock};
 
 use planrun_converter::residue::RESIDUE_DIR;
 
-use crate::fsio::{write_atomic, Dir, TempNamer};
+use crate::fsio::{changed_while_read, write_atomic, Dir, TempNamer};
 use crate::names::is_run_file_name;
+use crate::outcome::Class;
 use crate::outcome::Failure;
-use crate::store::{Doc, Listing, Sink, Store};
+use crate::store::{Doc, Listing, Sink, Stamped, Store};
+
+/// How many times a file that changed while it was read is read again before its run is
+/// reported `in_flux`.
+const READ_TRIES: u32 = 3;
 
 /// A `DiskFileStorage` directory read as a [`Store`].
 #[derive(Debug, Clone)]
@@ -55,6 +60,11 @@ impl Store for DiskStore {
     }
 
     fn read(&self, doc: Doc<'_>) -> Result<Option<Vec<u8>>, Failure> {
+        self.read_stamped(doc)
+            .map(|found| found.map(|(bytes, _)| bytes))
+    }
+
+    fn read_stamped(&self, doc: Doc<'_>) -> Result<Option<Stamped>, Failure> {
         if let Doc::Residue(_) = doc {
             let residues = self.residues.get_or_init(|| {
                 let found = std::fs::symlink_metadata(self.dir.path().join(RESIDUE_DIR));
@@ -81,10 +91,30 @@ impl Store for DiskStore {
             }
         }
         let relative = doc.relative();
-        match self.dir.read_nofollow(&relative) {
-            Ok(bytes) => Ok(Some(bytes)),
-            Err(err) if err.kind() == io::ErrorKind::NotFound => Ok(None),
-            Err(err) => Err(io_failure(&err, &self.locate(&relative))),
+        let mut tries = 0;
+        loop {
+            match self.dir.read_stamped(&relative) {
+                Ok((bytes, stamp)) => return Ok(Some((bytes, Some(stamp)))),
+                Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(None),
+                Err(err) if changed_while_read(&err) && tries < READ_TRIES => {
+                    tries += 1;
+                    std::thread::sleep(std::time::Duration::from_millis(5 << tries));
+                }
+                Err(err) if changed_while_read(&err) => {
+                    return Err(Failure::new(
+                        Class::InFlux,
+                        &self.locate(&relative),
+                        "in_flux",
+                        format!(
+                            "the file changed while it was read, {} times in a row (a writer is \
+                             saving it): nothing was written from it, and the next pass reads it \
+                             again",
+                            READ_TRIES + 1
+                        ),
+                    ))
+                }
+                Err(err) => return Err(io_failure(&err, &self.locate(&relative))),
+            }
         }
     }
 

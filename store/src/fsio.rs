@@ -13,6 +13,8 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::OnceLock;
 
+use crate::stamp::Stamp;
+
 /// A directory whose files are opened relative to it (`openat`): it is opened once, with
 /// `O_PATH`, so for each of a store's files the kernel resolves only the file's own name rather
 /// than every component of the directory's path again. Where it cannot be opened so, files are
@@ -70,6 +72,12 @@ impl Dir {
 
     /// Reads the regular file `relative` as [`read_nofollow`] does.
     pub(crate) fn read_nofollow(&self, relative: &Path) -> io::Result<Vec<u8>> {
+        read_whole(&self.open_at(relative, READ_NOFOLLOW, 0)?).map(|(bytes, _)| bytes)
+    }
+
+    /// [`Dir::read_nofollow`], with the file's stamp from before the read; an error that
+    /// [`changed_while_read`] recognises when the file changed during the read.
+    pub(crate) fn read_stamped(&self, relative: &Path) -> io::Result<(Vec<u8>, Stamp)> {
         read_whole(&self.open_at(relative, READ_NOFOLLOW, 0)?)
     }
 
@@ -87,7 +95,25 @@ const READ_NOFOLLOW: i32 = libc::O_RDONLY | libc::O_NOFOLLOW | libc::O_NONBLOCK;
 /// Reads a regular file without following a symlink at its last component (`ELOOP` if it is
 /// one) and without blocking on a FIFO.
 pub fn read_nofollow(path: &Path) -> io::Result<Vec<u8>> {
-    read_whole(&open_path(path, READ_NOFOLLOW, 0)?)
+    read_whole(&open_path(path, READ_NOFOLLOW, 0)?).map(|(bytes, _)| bytes)
+}
+
+/// Why a read was not used: the file's stamp differed after the read from before it.
+#[derive(Debug)]
+struct ChangedWhileRead;
+
+impl std::fmt::Display for ChangedWhileRead {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("the file changed while it was read")
+    }
+}
+
+impl std::error::Error for ChangedWhileRead {}
+
+/// Whether `err` says a file changed while it was read.
+pub(crate) fn changed_while_read(err: &io::Error) -> bool {
+    err.get_ref()
+        .is_some_and(<dyn std::error::Error + Send + Sync>::is::<ChangedWhileRead>)
 }
 
 /// Opens `path` with `open(2)`'s `flags` and `mode`.
@@ -105,8 +131,10 @@ fn c_path(path: &Path) -> io::Result<CString> {
         .map_err(|err| io::Error::new(io::ErrorKind::InvalidInput, err))
 }
 
-/// The whole content of `file`, which must be a regular file.
-fn read_whole(file: &File) -> io::Result<Vec<u8>> {
+/// The whole content of `file`, which must be a regular file, with its stamp from before the
+/// read; a [`ChangedWhileRead`] error when its stamp after the read differs, or its size is not
+/// what was read (a writer truncated or extended it meanwhile).
+fn read_whole(file: &File) -> io::Result<(Vec<u8>, Stamp)> {
     let metadata = file.metadata()?;
     if !metadata.is_file() {
         return Err(io::Error::other("not a regular file"));
@@ -117,7 +145,12 @@ fn read_whole(file: &File) -> io::Result<Vec<u8>> {
     // byte lets the second read see the end; a file that grew meanwhile is still read whole.
     let mut bytes = Vec::with_capacity(usize::try_from(metadata.len()).unwrap_or(0) + 1);
     file.take(u64::MAX).read_to_end(&mut bytes)?;
-    Ok(bytes)
+    let before = Stamp::of(&metadata);
+    let after = Stamp::of(&file.metadata()?);
+    if after != before || bytes.len() as u64 != after.len {
+        return Err(io::Error::other(ChangedWhileRead));
+    }
+    Ok((bytes, before))
 }
 
 /// Every temp file of the engine starts with this; the shard tag and the process id follow, so a

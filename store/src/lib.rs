@@ -19,6 +19,7 @@ pub mod loss;
 pub mod migrate;
 mod names;
 mod outcome;
+pub mod stamp;
 mod store;
 
 pub use config::{ConfigError, ResolvedConfig};
@@ -30,4 +31,4 @@ pub use names::{
     RUN_PREFIXES,
 };
 pub use outcome::{Class, Failure, MemoryFile, RunOutput, RunResult};
-pub use store::{Doc, Listing, Sink, Store};
+pub use store::{Doc, Listing, Sink, Stamped, Store};

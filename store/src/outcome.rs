@@ -8,6 +8,7 @@ use planrun_legacy::ParseError;
 use serde::{Deserialize, Serialize};
 
 use crate::loss::RunReport;
+use crate::stamp::{Input, Stamp};
 
 /// The outcome class of one run, in reports and journals.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -23,16 +24,20 @@ pub enum Class {
     Rejected,
     /// A reference cannot be resolved: the failure names the missing file.
     Blocked,
+    /// An input kept changing while it was read (a writer saving it meanwhile): nothing was
+    /// written from the torn read, and the next pass picks the run up.
+    InFlux,
 }
 
 impl Class {
     /// Every class, in report order.
-    pub const ALL: [Class; 5] = [
+    pub const ALL: [Class; 6] = [
         Class::Converted,
         Class::ConvertedWithLoss,
         Class::AlreadyCurrent,
         Class::Rejected,
         Class::Blocked,
+        Class::InFlux,
     ];
 
     /// The class's name in reports.
@@ -43,12 +48,13 @@ impl Class {
             Class::AlreadyCurrent => "already_current",
             Class::Rejected => "rejected",
             Class::Blocked => "blocked",
+            Class::InFlux => "in_flux",
         }
     }
 
     /// Whether the run has an output.
     pub fn is_success(self) -> bool {
-        !matches!(self, Class::Rejected | Class::Blocked)
+        !matches!(self, Class::Rejected | Class::Blocked | Class::InFlux)
     }
 }
 
@@ -145,6 +151,8 @@ pub struct MemoryFile {
     /// Its bytes, as read and checked when the run was converted: what is copied is what was
     /// checked, and the file is read once.
     pub content: Vec<u8>,
+    /// Its stamp when it was read, when the store gives one.
+    pub stamp: Option<Stamp>,
 }
 
 /// A run with an output.
@@ -174,6 +182,9 @@ pub struct RunResult {
     pub source_version: Option<String>,
     /// The output, or why there is none.
     pub outcome: Result<RunOutput, Failure>,
+    /// The files of the store the conversion read (the run, its plan, end user and agent
+    /// memory, found or not), with their stamps, when the store gives them.
+    pub inputs: Vec<Input>,
 }
 
 impl RunResult {

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use crate::names::Names;
 use crate::outcome::Failure;
+use crate::stamp::Stamp;
 
 /// A document a conversion reads, named as the SDK's `DiskFileStorage` names it. Every name in
 /// it was checked to be a single normal path component ([`crate::safe_component`]) before it
@@ -75,6 +76,11 @@ pub trait Store: Sync {
     /// directory, its path.
     fn locate(&self, relative: &Path) -> PathBuf;
 
+    /// [`Store::read`], with the file's stamp from before the read when the store has files.
+    fn read_stamped(&self, doc: Doc<'_>) -> Result<Option<Stamped>, Failure> {
+        self.read(doc).map(|found| found.map(|bytes| (bytes, None)))
+    }
+
     /// Whether a plan [`Store::read`] does not find was never saved (so a run's plan is
     /// rebuilt from the run), rather than never looked for (so the run is blocked on it). True
     /// for a store directory; false for a single run given without its plan or a store.
@@ -82,6 +88,10 @@ pub trait Store: Sync {
         true
     }
 }
+
+/// A document's bytes as read, with its file's stamp from before the read (`None` when the
+/// store has no files).
+pub type Stamped = (Vec<u8>, Option<Stamp>);
 
 /// A destination that converted documents are written to, each one atomically: it appears whole
 /// under its name or not at all.

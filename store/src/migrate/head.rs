@@ -62,7 +62,7 @@ pub fn outputs(
     // the HEAD store names one after it.
     crate::convert::check_end_user_id(origin, &external_id)?;
     // The conversion read this file already; the batch's cache hands back that reading.
-    let stored = match &*refs.end_user(store, &external_id) {
+    let stored = match &refs.end_user(store, &external_id).read {
         Ok(Some(parsed)) => match &parsed.document {
             LegacyDocument::EndUser(user) => Some(user.clone()),
             _ => None,
@@ -115,6 +115,8 @@ pub(super) struct Copied {
     pub(super) written: u64,
     /// Documents that are neither a plan nor an end user, by name, with why they stay behind.
     pub(super) skipped: Vec<(String, String)>,
+    /// What was written, to journal: a later pass tells its own writes from someone else's.
+    pub(super) records: Vec<super::journal::MemoryRecord>,
 }
 
 /// Writes the HEAD form of every plan and end user of `documents` that `shard` owns (by the
@@ -125,14 +127,16 @@ pub(super) fn copy_documents(
     sink: &dyn crate::Sink,
     documents: &crate::Names,
     shard: Option<super::Shard>,
+    kept: &std::collections::HashSet<String>,
 ) -> Result<Copied, (std::io::Error, String)> {
     let mut copied = Copied {
         written: 0,
         skipped: Vec::new(),
+        records: Vec::new(),
     };
     for name in documents.iter() {
         let name = name.as_str();
-        if shard.is_some_and(|s| !s.owns(name)) {
+        if shard.is_some_and(|s| !s.owns(name)) || kept.contains(name) {
             continue;
         }
         let Some(id) = name.strip_suffix(".json") else {
@@ -189,6 +193,11 @@ pub(super) fn copy_documents(
         sink.write(std::path::Path::new(name), text.as_bytes())
             .map_err(|e| (e, name.to_owned()))?;
         copied.written += 1;
+        copied.records.push(super::journal::MemoryRecord {
+            path: name.to_owned(),
+            bytes: text.len() as u64,
+            hash: super::content_hash(text.as_bytes()),
+        });
     }
     Ok(copied)
 }

@@ -31,6 +31,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 use crate::loss::SharedCounts;
+use crate::stamp::{Input, Stamp};
 use crate::{Class, Failure};
 
 /// The `format` of a journal header.
@@ -53,22 +54,35 @@ pub enum Event {
     Failed,
     /// Loss-report entry totals that completed lines name by their key.
     Entries,
+    /// A resume removed the outputs of a run that is gone from SRC.
+    Removed,
+    /// A resume kept an output that someone else changed in DST since it was written (the
+    /// line repeats the run's `completed` line, so a later pass can judge it again).
+    Conflict,
+    /// With `--to r6`: the store's plans and end users written in HEAD's form, under `memory`.
+    Copied,
 }
 
 impl Event {
     /// Every event a journal line can record.
-    pub const ALL: [Event; 6] = [
+    pub const ALL: [Event; 9] = [
         Event::Header,
         Event::Session,
         Event::Started,
         Event::Completed,
         Event::Failed,
         Event::Entries,
+        Event::Removed,
+        Event::Conflict,
+        Event::Copied,
     ];
 
-    /// Whether a line of this event settles a run (completed or failed).
+    /// Whether a line of this event settles a run (completed, failed, removed or conflict).
     pub fn is_final(self) -> bool {
-        matches!(self, Event::Completed | Event::Failed)
+        matches!(
+            self,
+            Event::Completed | Event::Failed | Event::Removed | Event::Conflict
+        )
     }
 
     /// The event's name in a journal line.
@@ -80,6 +94,9 @@ impl Event {
             Event::Completed => "completed",
             Event::Failed => "failed",
             Event::Entries => "entries",
+            Event::Removed => "removed",
+            Event::Conflict => "conflict",
+            Event::Copied => "copied",
         }
     }
 }
@@ -189,9 +206,17 @@ pub struct Line {
     /// Entries: the key completed lines name the counts by (16 hex digits).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub key: Option<String>,
-    /// Failed: why.
+    /// Failed: why. Conflict: the file someone else changed, as `file`, and why.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<ErrorRecord>,
+    /// Completed/failed: the files of SRC the conversion read, with their stamps, so that a
+    /// later pass converts the run again when any of them changed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inputs: Option<Vec<Input>>,
+    /// Completed/failed: when the inputs were read (ns since the epoch), against which a
+    /// later pass tells a racily clean input (see [`crate::stamp`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_at: Option<i64>,
     /// Not journaled: the counts `shared` names, for the writer to journal before the line the
     /// first time a session names them.
     #[serde(skip)]
@@ -286,6 +311,11 @@ impl Line {
             line.text("message", Some(&error.message));
             line.0.push(b'}');
         }
+        if let Some(inputs) = &self.inputs {
+            line.key("inputs");
+            serde_json::to_writer(&mut *line.0, inputs).expect("stamps are JSON");
+        }
+        line.number("read_at", self.read_at);
         line.0.extend_from_slice(b"}\n");
     }
 }
@@ -468,6 +498,32 @@ impl Line {
                 message,
             })
         })?;
+        line.inputs = at.field("inputs", |at| {
+            at.list(|at| {
+                at.tag("{\"path\":")?;
+                let path = at.text()?;
+                let stamp = at.field("stamp", |at| {
+                    at.tag("{\"len\":")?;
+                    let len = at.int()?;
+                    at.tag(",\"mtime\":")?;
+                    let mtime = at.signed()?;
+                    at.tag(",\"ctime\":")?;
+                    let ctime = at.signed()?;
+                    at.tag(",\"ino\":")?;
+                    let ino = at.int()?;
+                    at.tag("}")?;
+                    Some(Stamp {
+                        len,
+                        mtime,
+                        ctime,
+                        ino,
+                    })
+                })?;
+                at.tag("}")?;
+                Some(Input { path, stamp })
+            })
+        })?;
+        line.read_at = at.field("read_at", Canonical::signed)?;
         (at.0 == "}\n").then_some(line)
     }
 }
@@ -531,6 +587,18 @@ impl<'a> Canonical<'a> {
         })?;
         self.0 = rest;
         Some(n)
+    }
+
+    /// An integer as `itoa` writes an `i64`: an optional `-`, then [`Canonical::int`]'s digits.
+    fn signed(&mut self) -> Option<i64> {
+        let negative = self.tag("-").is_some();
+        let n = self.int()?;
+        if negative {
+            // `-0` is not what the writer writes; i64::MIN's magnitude is one past i64::MAX.
+            (n > 0).then(|| 0i64.checked_sub_unsigned(n))?
+        } else {
+            i64::try_from(n).ok()
+        }
     }
 
     /// `[item,item,…]`.
@@ -805,12 +873,29 @@ mod tests {
             some(proptest::collection::vec(text(), 0..3)),
             some(text()),
             some(error),
+            some(proptest::collection::vec(
+                (
+                    text(),
+                    proptest::option::of((any::<u64>(), any::<i64>(), any::<i64>(), any::<u64>())),
+                )
+                    .prop_map(|(path, stamp)| Input {
+                        path,
+                        stamp: stamp.map(|(len, mtime, ctime, ino)| crate::stamp::Stamp {
+                            len,
+                            mtime,
+                            ctime,
+                            ino,
+                        }),
+                    }),
+                0..3,
+            )),
+            some(any::<i64>()),
         );
         (header, run, rest).prop_map(
             |(
                 (event, format, tool, src, shard, config, target, resume),
                 (run, class, version, id, bytes_in, bytes_out, hash, micros),
-                (memory, entries, shared, key, error),
+                (memory, entries, shared, key, error, inputs, read_at),
             )| Line {
                 event,
                 format,
@@ -833,6 +918,8 @@ mod tests {
                 shared,
                 key,
                 error,
+                inputs,
+                read_at,
                 groups: Vec::new(),
             },
         )

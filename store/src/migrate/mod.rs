@@ -42,6 +42,7 @@
 //! `--no-sync` a `completed` line may reach the disk before its output: resume's size/hash check
 //! redoes every such run, and a journal line the crash damaged is cut off with all after it.
 
+mod catch_up;
 mod feed;
 pub mod head;
 pub mod journal;
@@ -60,6 +61,7 @@ use std::time::Instant;
 
 use planrun_v2::check::Checker;
 
+pub use self::catch_up::CatchUpCounts;
 use self::journal::{Event, Line, MemoryRecord, OpenError, Reader, Writer, JOURNAL_FORMAT};
 use self::order::Ordered;
 use self::report::{BatchReport, Builder};
@@ -233,6 +235,9 @@ pub struct Options {
     pub config: ResolvedConfig,
     /// What DST becomes.
     pub target: Target,
+    /// On a resume, replace an output someone else changed in DST since it was written (by
+    /// default it is kept and reported as a conflict).
+    pub overwrite_changed: bool,
 }
 
 /// Progress notifications (a progress bar, or nothing), and the one way to stop a migration
@@ -321,6 +326,10 @@ struct Ctx<'a> {
     src: PathBuf,
     dst: PathBuf,
     runs: &'a Names,
+    /// The places of the shard's runs in `runs`, ascending.
+    mine: &'a [usize],
+    /// With `--to r6`: shared files someone else changed in DST, which this pass keeps.
+    kept: std::collections::HashSet<String>,
     conflicts: Conflicts,
     config: &'a ResolvedConfig,
     durability: Durability,
@@ -373,6 +382,8 @@ pub fn migrate(opts: &Options, progress: &dyn Progress) -> Result<Summary, Migra
         src: src.clone(),
         dst: dst.clone(),
         runs: &listing.runs,
+        mine: &mine,
+        kept: std::collections::HashSet::new(),
         conflicts: Conflicts::of(&listing.runs),
         config: &opts.config,
         durability: opts.durability,
@@ -393,7 +404,16 @@ pub fn migrate(opts: &Options, progress: &dyn Progress) -> Result<Summary, Migra
         builder.ignore(path, reason);
     }
     if opts.dry_run {
-        let todo = ordered(&ctx, &mine, &pool, progress);
+        let journal_path = dst.join(CONTROL_DIR).join(journal_name(opts.shard));
+        let todo = if opts.resume && journal_path.is_file() {
+            // What a catch-up would do, without writing: only the runs it would convert.
+            let found = catch_up::catch_up(&ctx, &journal_path, opts.overwrite_changed, false)?;
+            builder.catch_up(found.counts);
+            let undone: Vec<usize> = mine.iter().copied().filter(|&i| !found.done[i]).collect();
+            ordered(&ctx, &undone, &pool, progress)
+        } else {
+            ordered(&ctx, &mine, &pool, progress)
+        };
         return dry_run(&ctx, opts, &todo, &pool, builder, progress);
     }
 
@@ -441,7 +461,10 @@ pub fn migrate(opts: &Options, progress: &dyn Progress) -> Result<Summary, Migra
         0
     };
     let done = if resumed {
-        Some(completed_and_intact(&journal_path, &dst, &listing.runs)?)
+        let found = catch_up::catch_up(&ctx, &journal_path, opts.overwrite_changed, true)?;
+        builder.catch_up(found.counts);
+        ctx.kept = found.kept;
+        Some((found.done, found.lines))
     } else {
         None
     };
@@ -450,11 +473,26 @@ pub fn migrate(opts: &Options, progress: &dyn Progress) -> Result<Summary, Migra
             &[Line {
                 event: Event::Session,
                 resume: Some(resumed),
+                read_at: Some(crate::stamp::now_ns()),
                 ..Line::default()
             }],
             opts.durability.per_file(),
         )
         .map_err(io_err("cannot write", &journal_path))?;
+    let done = match done {
+        Some((done, lines)) => {
+            // Outputs removed for runs gone from SRC are made durable before their lines.
+            if !lines.is_empty() && opts.durability != Durability::None {
+                let dst_dir = File::open(&dst).map_err(io_err("cannot open", &dst))?;
+                crate::fsio::syncfs(&dst_dir).map_err(io_err("cannot sync", &dst))?;
+            }
+            journal
+                .append(&lines, opts.durability.per_file())
+                .map_err(io_err("cannot write", &journal_path))?;
+            Some(done)
+        }
+        None => None,
+    };
 
     let todo = match done {
         Some(done) => {
@@ -469,8 +507,27 @@ pub fn migrate(opts: &Options, progress: &dyn Progress) -> Result<Summary, Migra
     convert_all(&ctx, opts, &todo, &pool, &mut journal, &dst_dir, progress)?;
     drop(todo);
     if opts.target == Target::R6 {
-        let copied = head::copy_documents(&ctx.store, &ctx.sink, &listing.documents, opts.shard)
-            .map_err(|(err, path)| io_err("cannot write", &dst.join(path))(err))?;
+        let copied = head::copy_documents(
+            &ctx.store,
+            &ctx.sink,
+            &listing.documents,
+            opts.shard,
+            &ctx.kept,
+        )
+        .map_err(|(err, path)| io_err("cannot write", &dst.join(path))(err))?;
+        if opts.durability == Durability::Chunks {
+            crate::fsio::syncfs(&dst_dir).map_err(io_err("cannot sync", &dst))?;
+        }
+        journal
+            .append(
+                &[Line {
+                    event: Event::Copied,
+                    memory: Some(copied.records),
+                    ..Line::default()
+                }],
+                opts.durability.per_file(),
+            )
+            .map_err(io_err("cannot write", &journal_path))?;
         builder.documents_copied(copied.written);
         for (name, why) in copied.skipped {
             builder.ignore(&src.join(name), &why);
@@ -892,30 +949,6 @@ fn check_new(dst: &Path, header: &Line, shard: Option<Shard>) -> Result<(), Migr
     Ok(())
 }
 
-/// The runs whose last journal line is `completed` and whose outputs still match it.
-fn completed_and_intact(
-    journal: &Path,
-    dst: &Path,
-    runs: &Names,
-) -> Result<Vec<bool>, MigrateError> {
-    let last = FinalLines::read(journal, runs)?;
-    let mut last = last.in_journal_order();
-    let mut done = vec![false; runs.len()];
-    let mut reader = Reader::open(journal).map_err(io_err("cannot read", journal))?;
-    let mut index = 0u64;
-    let dst = Dir::new(dst);
-    while let Some(line) = reader.next_line().map_err(io_err("cannot read", journal))? {
-        index += 1;
-        let Some(at) = last.position(&line, index) else {
-            continue;
-        };
-        if line.event == Event::Completed && check_files(&dst, &line).is_ok() {
-            done[at] = true;
-        }
-    }
-    Ok(done)
-}
-
 /// For every run of a listing, the (1-based) index of its last `completed`/`failed` journal
 /// line, by the run's place in the listing: eight bytes a run, where a map by name took about
 /// ninety (9 MB at 100,000 runs).
@@ -924,8 +957,12 @@ struct FinalLines<'a> {
     runs: &'a Names,
     /// By place in `runs`; 0 for a run without a final line.
     last: Vec<u64>,
-    /// The first run the journal has a final line for that is not in `runs`.
-    stray: Option<String>,
+    /// By place in `runs`: whether a `started` line follows the run's last final line (it was
+    /// being converted again when a pass stopped, so its outputs may be newer than the journal).
+    in_flight: Vec<bool>,
+    /// The runs the journal has a final line for that are not in `runs` (gone from SRC, or of
+    /// another shard), each with the index and event of its last final line.
+    strays: std::collections::BTreeMap<String, (u64, Event)>,
     /// The place of the run of each final line, in journal order ([`FinalLines::ELSEWHERE`]
     /// for one not in `runs`): four bytes a line, so that a second reading of the journal finds
     /// each line's run without looking its name up again.
@@ -943,21 +980,31 @@ impl<'a> FinalLines<'a> {
         let mut found = FinalLines {
             runs,
             last: vec![0; runs.len()],
-            stray: None,
+            in_flight: vec![false; runs.len()],
+            strays: std::collections::BTreeMap::new(),
             places: Vec::new(),
         };
         let mut reader = Reader::open(journal).map_err(io_err("cannot read", journal))?;
         let mut index = 0u64;
         while let Some(line) = reader.next_head().map_err(io_err("cannot read", journal))? {
             index += 1;
+            if line.event == Event::Started {
+                if let Some(at) = line.run.as_deref().and_then(|run| runs.position(run)) {
+                    found.in_flight[at] = true;
+                }
+                continue;
+            }
             if !line.is_final() {
                 continue;
             }
             let at = line.run.as_deref().and_then(|run| runs.position(run));
+            if let Some(at) = at {
+                found.in_flight[at] = false;
+            }
             match (at, line.run) {
                 (Some(at), _) => found.last[at] = index,
                 (None, Some(run)) => {
-                    found.stray.get_or_insert(run);
+                    found.strays.insert(run, (index, line.event));
                 }
                 (None, None) => {}
             }
@@ -965,6 +1012,15 @@ impl<'a> FinalLines<'a> {
             found.places.push(place.unwrap_or(Self::ELSEWHERE));
         }
         Ok(found)
+    }
+
+    /// The first run (by name) the journal settles that is not in `runs` and whose outputs a
+    /// resume did not remove: a run this shard should not have.
+    fn stray(&self) -> Option<&str> {
+        self.strays
+            .iter()
+            .find(|(_, (_, event))| *event != Event::Removed)
+            .map(|(run, _)| run.as_str())
     }
 
     /// A reading of the journal's lines again, in order, that tells which settle a run.
@@ -1007,6 +1063,7 @@ impl InJournalOrder<'_, '_> {
 /// Problems with the run are in the line; an error is a DST failure that stops the batch.
 fn work(ctx: &Ctx, index: usize) -> Result<Line, MigrateError> {
     let clock = Instant::now();
+    let read_at = crate::stamp::now_ns();
     let name = ctx.runs.get(index);
     let name = name.as_str();
     let path = ctx.src.join(name);
@@ -1025,20 +1082,34 @@ fn work(ctx: &Ctx, index: usize) -> Result<Line, MigrateError> {
                         run_key(name).unwrap_or("?")
                     ),
                 )),
+                inputs: Vec::new(),
             }
         }
         None => convert_entry(&ctx.store, name, ctx.config, &ctx.refs),
     };
+    let mut inputs = result.inputs;
+    if let Ok(out) = &result.outcome {
+        inputs.extend(out.agent_memory.iter().map(|file| crate::stamp::Input {
+            path: file.relative.to_string_lossy().into_owned(),
+            stamp: file.stamp,
+        }));
+    }
     let mut line = Line {
         run: Some(name.to_owned()),
         version: result.source_version.clone(),
         bytes_in: Some(result.bytes_in),
+        inputs: Some(inputs),
+        read_at: Some(read_at),
         ..Line::default()
     };
     let outcome = match result.outcome {
         Ok(out) if ctx.target == Target::R6 => {
             match head::outputs(&ctx.store, &ctx.refs, &path, &out) {
-                Ok(at_head) => {
+                Ok(mut at_head) => {
+                    // A shared file someone else changed in DST is kept, not written.
+                    at_head.files.retain(|(relative, _)| {
+                        !ctx.kept.contains(relative.to_string_lossy().as_ref())
+                    });
                     let memory = write_outputs(
                         ctx,
                         &out.id,
@@ -1205,7 +1276,14 @@ fn check_files(dst: &Dir, line: &Line) -> Result<Vec<u8>, String> {
     if Some(bytes.len() as u64) != line.bytes_out || Some(content_hash(&bytes)) != line.hash {
         return Err(format!("{name}: not the bytes the journal recorded"));
     }
-    for memory in line.memory.iter().flatten() {
+    // A HEAD store's shared plans and end users are other runs' outputs too, rewritten by
+    // later runs and kept when someone else changed them: a catch-up judges them on their own.
+    for memory in line
+        .memory
+        .iter()
+        .flatten()
+        .filter(|m| !catch_up::is_shared(&m.path))
+    {
         let content = dst
             .read_nofollow(Path::new(&memory.path))
             .map_err(|e| format!("{}: {e}", memory.path))?;
@@ -1235,7 +1313,7 @@ fn verify(
     let outside =
         (0..ctx.runs.len()).find(|i| last.last[*i] != 0 && mine.binary_search(i).is_err());
     let outside = outside.map(|i| ctx.runs.get(i));
-    if let Some(stray) = last.stray.as_deref().or(outside.as_deref()) {
+    if let Some(stray) = last.stray().or(outside.as_deref()) {
         problems.push(format!(
             "the journal records {stray}, which is not a run of this shard of SRC (did SRC change?)"
         ));
@@ -1371,7 +1449,7 @@ mod tests {
             .collect();
         let found = FinalLines::read(&journal, &runs).unwrap();
         assert_eq!(found.last, [7, 5, 11, 12]);
-        assert_eq!(found.stray.as_deref(), Some("stray.json"));
+        assert_eq!(found.stray(), Some("stray.json"));
         let mut again = found.in_journal_order();
         let settling: Vec<Option<usize>> = (lines.iter().zip(1..))
             .map(|(line, index)| again.position(line, index))
@@ -1485,6 +1563,7 @@ mod tests {
             chunk_size: 1,
             config: ResolvedConfig::sdk_defaults().unwrap(),
             target: Target::V2,
+            overwrite_changed: false,
         };
         let whole = migrate(&opts("whole"), &()).unwrap();
         let runs = whole.report.runs;

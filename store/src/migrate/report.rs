@@ -68,6 +68,9 @@ pub struct BatchReport {
     pub failures: Vec<FailureEntry>,
     /// Store entries a migration does not read (symlinks, special files, non-UTF-8 names).
     pub ignored: Vec<Ignored>,
+    /// A resume: what DST lacked to correspond to SRC as it is now, and what it did about it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub catch_up: Option<super::CatchUpCounts>,
 }
 
 /// Loss-report entry totals.
@@ -179,6 +182,7 @@ impl Builder {
                 largest: Vec::new(),
                 failures: Vec::new(),
                 ignored: Vec::new(),
+                catch_up: None,
             },
             src_dir,
             shared: HashMap::default(),
@@ -304,6 +308,11 @@ impl Builder {
             path: path.to_string_lossy().into_owned(),
             reason: reason.to_owned(),
         });
+    }
+
+    /// Records what a resume's catch-up found.
+    pub fn catch_up(&mut self, counts: super::CatchUpCounts) {
+        self.report.catch_up = Some(counts);
     }
 
     /// Records how many outputs the verify pass checked.
@@ -470,6 +479,12 @@ pub fn merge(reports: Vec<BatchReport>) -> Result<BatchReport, MergeError> {
         merged.largest.extend(report.largest);
         merged.failures.extend(report.failures);
         merged.ignored.extend(report.ignored);
+        if let Some(counts) = &report.catch_up {
+            merged
+                .catch_up
+                .get_or_insert_with(Default::default)
+                .merge(counts);
+        }
     }
     normalise(&mut merged);
     Ok(merged)
@@ -482,12 +497,14 @@ fn add_counts(into: &mut Counts, from: Counts) {
 }
 
 impl BatchReport {
-    /// Runs that were rejected or blocked.
+    /// Runs that were rejected, blocked or in flux, and outputs kept in conflict: what makes
+    /// a migration exit 1.
     pub fn failed(&self) -> u64 {
-        [Class::Rejected, Class::Blocked]
+        let classes: u64 = [Class::Rejected, Class::Blocked, Class::InFlux]
             .iter()
             .map(|c| self.outcomes.get(c.as_str()).copied().unwrap_or(0))
-            .sum()
+            .sum();
+        classes + self.catch_up.as_ref().map_or(0, |c| c.conflicts)
     }
 
     /// The report as the text `migrate` and `report merge` print: counts, then one line per
@@ -532,6 +549,16 @@ impl BatchReport {
             "  agent-memory files copied: {}; outputs verified: {}",
             self.agent_memory_files, self.verified
         );
+        if let Some(c) = &self.catch_up {
+            let _ = writeln!(
+                out,
+                "  catch-up: {} up to date, {} changed, {} new, {} retried, {} removed, {} conflicts",
+                c.up_to_date, c.changed, c.new, c.retried, c.removed, c.conflicts
+            );
+            for (kind, names) in &c.names {
+                let _ = writeln!(out, "    {kind}: {}", names.join(", "));
+            }
+        }
         if self.documents_copied > 0 {
             let _ = writeln!(
                 out,

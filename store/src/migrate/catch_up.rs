@@ -1,0 +1,459 @@
+//! `--resume` on a live store: what DST lacks to correspond to SRC as it is now, found by
+//! comparing each run's journal line with SRC and DST. A run is up to date when none of the
+//! files its conversion read (its journaled inputs) changed and its outputs are still the bytes
+//! written; a run whose inputs changed, a new run and a run whose outputs were damaged are
+//! converted again; a run gone from SRC has its own outputs removed; and an output someone else
+//! changed in DST (a valid document that is not the one written: the SDK saving a run into a
+//! HEAD store after the cut-over, an edit by hand) is kept and reported as a conflict, unless
+//! the caller asked to overwrite changed outputs.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::io;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use super::journal::{ErrorRecord, Event, Line, MemoryRecord, Reader};
+use super::{check_output, content_hash, io_err, Ctx, FinalLines, MigrateError};
+use crate::fsio::Dir;
+use crate::stamp::{Input, Stamp};
+
+/// How many names of each kind a report lists.
+const NAMES: usize = 5;
+
+/// What a catch-up found, in the report of a resumed migration.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CatchUpCounts {
+    /// Runs whose inputs and outputs are as journaled: skipped.
+    pub up_to_date: u64,
+    /// Runs converted again because a file they were converted from changed (or, with
+    /// `--overwrite-changed`, because someone else changed an output).
+    pub changed: u64,
+    /// Runs of SRC the journal has no final line for (new, or in flight when a pass stopped).
+    pub new: u64,
+    /// Runs tried again: they failed before, or their outputs were damaged.
+    pub retried: u64,
+    /// Runs gone from SRC whose outputs were removed.
+    pub removed: u64,
+    /// Outputs someone else changed in DST, kept.
+    pub conflicts: u64,
+    /// Every file kept because someone else changed it, relative to DST.
+    pub kept: Vec<String>,
+    /// The first few run names of each kind.
+    pub names: BTreeMap<String, Vec<String>>,
+}
+
+impl CatchUpCounts {
+    fn note(&mut self, kind: &str, run: &str) {
+        let names = self.names.entry(kind.to_owned()).or_default();
+        if names.len() < NAMES {
+            names.push(run.to_owned());
+        }
+    }
+
+    /// Adds another shard's counts.
+    pub fn merge(&mut self, other: &CatchUpCounts) {
+        self.up_to_date += other.up_to_date;
+        self.changed += other.changed;
+        self.new += other.new;
+        self.retried += other.retried;
+        self.removed += other.removed;
+        self.conflicts += other.conflicts;
+        self.kept.extend(other.kept.iter().cloned());
+        for (kind, names) in &other.names {
+            let mine = self.names.entry(kind.clone()).or_default();
+            mine.extend(names.iter().take(NAMES.saturating_sub(mine.len())).cloned());
+        }
+    }
+}
+
+/// What a catch-up decided.
+pub(super) struct CatchUp {
+    /// By place in the listing: whether the run is up to date (not converted again).
+    pub(super) done: Vec<bool>,
+    /// The counts for the report.
+    pub(super) counts: CatchUpCounts,
+    /// Lines to journal: `removed` for runs gone from SRC, `conflict` for kept outputs.
+    pub(super) lines: Vec<Line>,
+    /// With `--to r6`: the shared files (plans, end users) someone else changed in DST, which
+    /// this pass must not write.
+    pub(super) kept: HashSet<String>,
+}
+
+/// Whether a file a run's line records is shared with other runs: a HEAD store's plan or
+/// end-user file, at DST's top level (a run's agent memory and residue lie in directories).
+pub(super) fn is_shared(path: &str) -> bool {
+    !path.contains('/')
+}
+
+/// The state of a run's outputs in DST against its journal line.
+enum Outputs {
+    /// Every file holds the bytes written.
+    Intact,
+    /// A file is missing, cut short or not a document: it is redone.
+    Damaged,
+    /// This file holds a valid document that is not the one written: someone else wrote it.
+    Changed(String),
+}
+
+/// Compares the journal with SRC and DST (see the module docs). With `apply`, removes the
+/// outputs of runs gone from SRC (a dry run only counts them).
+pub(super) fn catch_up(
+    ctx: &Ctx,
+    journal: &Path,
+    overwrite_changed: bool,
+    apply: bool,
+) -> Result<CatchUp, MigrateError> {
+    let last = FinalLines::read(journal, ctx.runs)?;
+    let mut settling = last.in_journal_order();
+    let mut found = CatchUp {
+        done: vec![false; ctx.runs.len()],
+        counts: CatchUpCounts::default(),
+        lines: Vec::new(),
+        kept: HashSet::new(),
+    };
+    // The bytes this shard ever wrote into each shared file, by path and hash.
+    let mut ours: HashMap<String, HashSet<String>> = HashMap::new();
+    // Each pass's start, and whether it got as far as journaling its copied documents.
+    let mut sessions: Vec<(i64, bool)> = Vec::new();
+    let mut seen = vec![false; ctx.runs.len()];
+    let dst = Dir::new(&ctx.dst);
+    let mut reader = Reader::open(journal).map_err(io_err("cannot read", journal))?;
+    let mut index = 0u64;
+    while let Some(line) = reader.next_line().map_err(io_err("cannot read", journal))? {
+        index += 1;
+        if matches!(
+            line.event,
+            Event::Completed | Event::Conflict | Event::Copied
+        ) {
+            for record in line.memory.iter().flatten().filter(|r| is_shared(&r.path)) {
+                ours.entry(record.path.clone())
+                    .or_default()
+                    .insert(record.hash.clone());
+            }
+        }
+        match line.event {
+            Event::Session => sessions.push((line.read_at.unwrap_or(0), false)),
+            Event::Copied => {
+                if let Some(last) = sessions.last_mut() {
+                    last.1 = true;
+                }
+            }
+            _ => {}
+        }
+        if let Some(at) = settling.position(&line, index) {
+            seen[at] = true;
+            let in_flight = last.in_flight[at];
+            judge_listed(
+                ctx,
+                &dst,
+                line,
+                at,
+                overwrite_changed,
+                in_flight,
+                &mut found,
+            );
+        } else if line.event.is_final()
+            && line
+                .run
+                .as_deref()
+                .is_some_and(|run| last.strays.get(run).is_some_and(|(i, _)| *i == index))
+        {
+            judge_gone(ctx, &dst, line, apply, &mut found)?;
+        }
+    }
+    for (at, seen) in seen.iter().enumerate() {
+        if !seen && ctx.mine.binary_search(&at).is_ok() {
+            found.counts.new += 1;
+            found.counts.note("new", &ctx.runs.get(at));
+        }
+    }
+    let unfinished = unfinished_windows(&sessions);
+    review_shared(
+        ctx,
+        &dst,
+        &ours,
+        &unfinished,
+        overwrite_changed,
+        apply,
+        &mut found,
+    )?;
+    Ok(found)
+}
+
+/// The time windows of passes that stopped before journaling their copied documents (killed,
+/// or failed): from a pass's start to the next one's (or now). Such a pass may have written
+/// shared files whose bytes its journal does not record.
+fn unfinished_windows(sessions: &[(i64, bool)]) -> Vec<(i64, i64)> {
+    sessions
+        .iter()
+        .enumerate()
+        .filter(|(_, (_, finished))| !finished)
+        .map(|(i, (start, _))| {
+            let end = sessions.get(i + 1).map_or(i64::MAX, |(next, _)| *next);
+            (*start, end)
+        })
+        .collect()
+}
+
+/// A HEAD store's shared files this shard wrote: one whose bytes are no longer any this shard
+/// wrote, and which still is a document, was written by someone else (the SDK saving a plan or
+/// end user after the cut-over) and is kept; one that is still ours but whose file left SRC is
+/// removed, as a fresh migration would not write it.
+fn review_shared(
+    ctx: &Ctx,
+    dst: &Dir,
+    ours: &HashMap<String, HashSet<String>>,
+    unfinished: &[(i64, i64)],
+    overwrite_changed: bool,
+    apply: bool,
+    found: &mut CatchUp,
+) -> Result<(), MigrateError> {
+    let mut paths: Vec<&String> = ours.keys().collect();
+    paths.sort();
+    for path in paths {
+        let Ok(bytes) = dst.read_nofollow(Path::new(path)) else {
+            continue;
+        };
+        if !ours[path].contains(&content_hash(&bytes)) {
+            let changed_at = std::fs::symlink_metadata(ctx.dst.join(path))
+                .map_or(0, |meta| Stamp::of(&meta).ctime);
+            let by_a_stopped_pass = unfinished
+                .iter()
+                .any(|(start, end)| (*start..*end).contains(&changed_at));
+            if !overwrite_changed && !by_a_stopped_pass && planrun_legacy::parse(&bytes).is_ok() {
+                found.counts.conflicts += 1;
+                found.counts.note("conflicts", path);
+                found.counts.kept.push(path.clone());
+                found.kept.insert(path.clone());
+            }
+            continue;
+        }
+        if ctx.src.join(path).exists() {
+            continue;
+        }
+        if apply {
+            let full = ctx.dst.join(path);
+            std::fs::remove_file(&full).map_err(|e| io_err("cannot remove", &full)(e))?;
+        }
+        found.counts.removed += 1;
+        found.counts.note("removed", path);
+        found.lines.push(Line {
+            event: Event::Removed,
+            memory: Some(vec![MemoryRecord {
+                path: path.clone(),
+                bytes: bytes.len() as u64,
+                hash: content_hash(&bytes),
+            }]),
+            ..Line::default()
+        });
+    }
+    Ok(())
+}
+
+/// A run of SRC with a final journal line.
+fn judge_listed(
+    ctx: &Ctx,
+    dst: &Dir,
+    line: Line,
+    at: usize,
+    overwrite_changed: bool,
+    in_flight: bool,
+    found: &mut CatchUp,
+) {
+    let run = line.run.clone().unwrap_or_default();
+    let counts = &mut found.counts;
+    match line.event {
+        Event::Completed | Event::Conflict => {}
+        Event::Removed => {
+            counts.new += 1;
+            counts.note("new", &run);
+            return;
+        }
+        _ => {
+            counts.retried += 1;
+            counts.note("retried", &run);
+            return;
+        }
+    }
+    let inputs_changed = line
+        .inputs
+        .iter()
+        .flatten()
+        .any(|input| input_changed(&ctx.src, input, line.read_at.unwrap_or(i64::MAX)));
+    match outputs(ctx, dst, &line) {
+        // A pass that stopped while converting the run again may have written it.
+        Outputs::Changed(_) if in_flight => {
+            counts.retried += 1;
+            counts.note("retried", &run);
+        }
+        Outputs::Changed(file) if !overwrite_changed => {
+            counts.conflicts += 1;
+            counts.note("conflicts", &run);
+            found.done[at] = true;
+            found.counts.kept.push(file.clone());
+            found.lines.push(conflict(line, &file, inputs_changed));
+        }
+        Outputs::Changed(_) => {
+            counts.changed += 1;
+            counts.note("changed", &run);
+        }
+        _ if inputs_changed => {
+            counts.changed += 1;
+            counts.note("changed", &run);
+        }
+        Outputs::Damaged => {
+            counts.retried += 1;
+            counts.note("retried", &run);
+        }
+        Outputs::Intact => {
+            counts.up_to_date += 1;
+            found.done[at] = true;
+        }
+    }
+}
+
+/// A run the journal has a final line for that is no longer in SRC (or in this shard of it).
+fn judge_gone(
+    ctx: &Ctx,
+    dst: &Dir,
+    line: Line,
+    apply: bool,
+    found: &mut CatchUp,
+) -> Result<(), MigrateError> {
+    let run = line.run.clone().unwrap_or_default();
+    match line.event {
+        Event::Removed => return Ok(()),
+        Event::Completed | Event::Conflict => {
+            if let Outputs::Changed(file) = outputs(ctx, dst, &line) {
+                found.counts.conflicts += 1;
+                found.counts.note("conflicts", &run);
+                found.counts.kept.push(file.clone());
+                found.lines.push(conflict(line, &file, true));
+                return Ok(());
+            }
+            if apply {
+                remove_own_outputs(ctx, &line)?;
+            }
+        }
+        _ => {}
+    }
+    found.counts.removed += 1;
+    found.counts.note("removed", &run);
+    found.lines.push(Line {
+        event: Event::Removed,
+        run: Some(run),
+        id: line.id,
+        ..Line::default()
+    });
+    Ok(())
+}
+
+/// Whether `input` differs from what the journal recorded: another stamp, a file that appeared
+/// or vanished, or a racily clean stamp (equal, but too close to the moment it was taken to
+/// prove the file unchanged).
+fn input_changed(src: &Path, input: &Input, read_at: i64) -> bool {
+    let now = match std::fs::symlink_metadata(src.join(&input.path)) {
+        Ok(meta) => Some(Stamp::of(&meta)),
+        Err(err) if err.kind() == io::ErrorKind::NotFound => None,
+        Err(_) => return true,
+    };
+    now != input.stamp || input.stamp.is_some_and(|s| s.racy(read_at))
+}
+
+/// The state of the outputs a completed line names.
+fn outputs(ctx: &Ctx, dst: &Dir, line: &Line) -> Outputs {
+    let Some(id) = line.id.as_deref() else {
+        return Outputs::Damaged;
+    };
+    let name = planrun_wire::join!(id, ".json");
+    let Ok(run) = dst.read_nofollow(Path::new(&name)) else {
+        return Outputs::Damaged;
+    };
+    if Some(run.len() as u64) != line.bytes_out || Some(content_hash(&run)) != line.hash {
+        return match check_output(ctx, &run, id) {
+            Ok(()) => Outputs::Changed(name),
+            Err(_) => Outputs::Damaged,
+        };
+    }
+    let mut state = Outputs::Intact;
+    // Shared files are judged once for the whole store (see `review_shared`).
+    for record in line.memory.iter().flatten().filter(|r| !is_shared(&r.path)) {
+        let Ok(content) = dst.read_nofollow(Path::new(&record.path)) else {
+            state = Outputs::Damaged;
+            continue;
+        };
+        if content.len() as u64 == record.bytes && content_hash(&content) == record.hash {
+            continue;
+        }
+        // A file of planrun's own (a residue) is damaged when it differs; a file the SDK reads
+        // (agent memory, a HEAD store's plan or end user) that still is a document was
+        // written by someone else.
+        let planrun_s = record.path.starts_with(super::CONTROL_DIR);
+        if !planrun_s && planrun_legacy::parse(&content).is_ok() {
+            return Outputs::Changed(record.path.clone());
+        }
+        state = Outputs::Damaged;
+    }
+    state
+}
+
+/// The `conflict` line that keeps `completed`'s record (so a later pass judges the run again)
+/// and names the file someone else changed.
+fn conflict(completed: Line, file: &str, inputs_changed: bool) -> Line {
+    let also = if inputs_changed {
+        " (the run changed in SRC too)"
+    } else {
+        ""
+    };
+    Line {
+        event: Event::Conflict,
+        error: Some(ErrorRecord {
+            file: file.to_owned(),
+            pointer: None,
+            line: 0,
+            column: 0,
+            kind: "conflict".to_owned(),
+            message: format!(
+                "someone else changed this output in DST since planrun wrote it{also}: it is kept; \
+                 pass --overwrite-changed to replace it"
+            ),
+        }),
+        ..completed
+    }
+}
+
+/// Removes the outputs that belong to the run of `line` alone: its document, its agent-memory
+/// copies (`<id>/…`) and its residue; never a HEAD store's shared plan or end-user file.
+fn remove_own_outputs(ctx: &Ctx, line: &Line) -> Result<(), MigrateError> {
+    let Some(id) = line.id.as_deref() else {
+        return Ok(());
+    };
+    let own = |path: &str| {
+        path.strip_prefix(id)
+            .is_some_and(|rest| rest.starts_with('/'))
+            || path == planrun_converter::residue::residue_path(id)
+    };
+    let mut paths = vec![planrun_wire::join!(id, ".json")];
+    paths.extend(
+        line.memory
+            .iter()
+            .flatten()
+            .map(|m| m.path.clone())
+            .filter(|p| own(p)),
+    );
+    for path in paths {
+        let full = ctx.dst.join(&path);
+        match std::fs::remove_file(&full) {
+            Ok(()) => {}
+            Err(err) if err.kind() == io::ErrorKind::NotFound => {}
+            Err(err) => return Err(io_err("cannot remove", &full)(err)),
+        }
+    }
+    let dir = ctx.dst.join(id);
+    if dir.is_dir() {
+        // Only when empty: another run's agent memory may be filed under this id too.
+        let _ = std::fs::remove_dir(&dir);
+    }
+    Ok(())
+}

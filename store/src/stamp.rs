@@ -1,0 +1,111 @@
+//! What identifies one version of a file, so that a later pass over a live store can tell
+//! whether a run's inputs changed since it was converted, and whether its outputs in DST are
+//! still the ones written, with a `stat` instead of a read.
+//!
+//! A stamp is taken with `fstat` on the open file before it is read, and again after: a file
+//! whose stamp differs between the two was written while it was read (the SDK saves with a plain
+//! `open("w")`, so a reader can see it truncated), and the read is not used. Equal stamps prove
+//! an unchanged file only when the file is not *racily clean* (git's term): a write within the
+//! file system's timestamp granularity of the moment the stamp was taken can leave every field
+//! equal, so such a file counts as changed on the next pass.
+
+use std::fs::Metadata;
+use std::os::unix::fs::MetadataExt;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use serde::{Deserialize, Serialize};
+
+/// How close to the moment a stamp was taken a file's own timestamps may be before an equal
+/// stamp no longer proves the file unchanged, on a file system with sub-second timestamps:
+/// ext4, XFS, Btrfs and tmpfs set them from the kernel's coarse clock, which ticks every 1 to
+/// 10 ms, so a tenth of a second leaves a wide margin.
+const RACY_WINDOW_NS: i64 = 100_000_000;
+
+/// The same on a file system whose timestamps have whole seconds only (both times of the stamp
+/// a whole second): FAT's have two.
+const RACY_WINDOW_COARSE_NS: i64 = 2_000_000_000;
+
+/// A file's identity when it was read: size, modification and change times (nanoseconds since
+/// the epoch) and inode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct Stamp {
+    /// Size in bytes.
+    pub len: u64,
+    /// Modification time, nanoseconds since the epoch.
+    pub mtime: i64,
+    /// Change time (any write or rename touches it), nanoseconds since the epoch.
+    pub ctime: i64,
+    /// Inode number.
+    pub ino: u64,
+}
+
+impl Stamp {
+    /// The stamp of a file's metadata.
+    pub fn of(meta: &Metadata) -> Stamp {
+        Stamp {
+            len: meta.len(),
+            mtime: meta.mtime() * 1_000_000_000 + meta.mtime_nsec(),
+            ctime: meta.ctime() * 1_000_000_000 + meta.ctime_nsec(),
+            ino: meta.ino(),
+        }
+    }
+
+    /// Whether a file whose stamp is still this one may nevertheless have changed since `at`,
+    /// the moment (ns since the epoch) the stamp was taken: its times are within the file
+    /// system's timestamp granularity of `at`.
+    pub fn racy(&self, at: i64) -> bool {
+        let coarse = self.mtime % 1_000_000_000 == 0 && self.ctime % 1_000_000_000 == 0;
+        let window = if coarse {
+            RACY_WINDOW_COARSE_NS
+        } else {
+            RACY_WINDOW_NS
+        };
+        self.mtime.max(self.ctime) >= at.saturating_sub(window)
+    }
+}
+
+/// Now, in nanoseconds since the epoch (the clock file times are set from).
+pub fn now_ns() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX))
+}
+
+/// One input of a run's conversion, as the journal records it: a file of SRC by its path
+/// relative to SRC, with its stamp when it was read, or none when it did not exist (a plan never
+/// saved, an end user without a file). The run is converted again when any input's stamp
+/// differs on a later pass.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Input {
+    /// Relative to SRC.
+    pub path: String,
+    /// When read; `None`: the file did not exist.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stamp: Option<Stamp>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_stamp_is_racy_only_within_the_window_of_its_moment() {
+        let at = 1_700_000_000_123_456_789;
+        let stamp = Stamp {
+            len: 1,
+            mtime: at - RACY_WINDOW_NS,
+            ctime: at - 2 * RACY_WINDOW_NS,
+            ino: 1,
+        };
+        assert!(stamp.racy(at));
+        assert!(!stamp.racy(at + 1));
+        // Whole seconds: a file system that keeps no more, whose window is wider.
+        let coarse = Stamp {
+            mtime: 1_700_000_000_000_000_000,
+            ctime: 1_700_000_000_000_000_000,
+            ..stamp
+        };
+        assert!(coarse.racy(1_700_000_001_900_000_000));
+        assert!(!coarse.racy(1_700_000_002_000_000_001));
+    }
+}

@@ -1,0 +1,383 @@
+//! Law 8 (catch-up) on live stores: whatever changed in SRC between passes (runs saved again,
+//! added or deleted; plans, end users and agent-memory files saved again), the last `--resume`
+//! leaves DST byte-identical (outside `.planrun/`) to a fresh migration of SRC as it is then, for
+//! `--to v2` and `--to r6`, sharded or not; an output someone else changed in DST is never
+//! overwritten unless asked, and is reported; a run rewritten while it is read is never written
+//! from a torn read.
+
+mod migrate_support;
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use migrate_support::*;
+use serde_json::Value;
+
+/// A generated store of `runs` runs of every version, with a history.
+fn store(root: &Path, runs: usize, seed: u64) -> PathBuf {
+    let store = root.join("src");
+    planrun_gen::generate(
+        &planrun_gen::GenOptions {
+            runs,
+            seed,
+            history: true,
+            large_every: 0,
+            ..planrun_gen::GenOptions::default()
+        },
+        &store,
+    )
+    .unwrap();
+    store
+}
+
+/// `planrun migrate SRC --out DST` with `extra`; its output, checked to have run (exit < 2).
+fn migrate(src: &Path, dst: &Path, extra: &[&str]) -> std::process::Output {
+    let mut argv = args(&[&"migrate", &src, &"--out", &dst, &"--jobs", &"2"]);
+    argv.extend(extra.iter().map(std::ffi::OsString::from));
+    let output = run(argv);
+    assert!(code(&output) < 2, "{}", show(&output));
+    output
+}
+
+/// DST's tree outside `.planrun/`, as a fresh migration of `src` would write it.
+fn fresh(src: &Path, root: &Path, to: &str) -> std::collections::BTreeMap<String, Vec<u8>> {
+    let dst = root.join(format!("fresh-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dst);
+    migrate(src, &dst, &["--to", to]);
+    let tree = tree(&dst, &[".planrun"]);
+    std::fs::remove_dir_all(&dst).unwrap();
+    tree
+}
+
+/// The JSON files of `dir` whose names start with `prefix`, sorted.
+fn files(dir: &Path, prefix: &str) -> Vec<PathBuf> {
+    let mut found: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            p.is_file()
+                && p.extension().is_some_and(|e| e == "json")
+                && p.file_name().unwrap().to_str().unwrap().starts_with(prefix)
+        })
+        .collect();
+    found.sort();
+    found
+}
+
+/// Rewrites `path` as the SDK saves: the JSON tree edited by `edit`, 4-space indent.
+fn save(path: &Path, edit: impl FnOnce(&mut Value)) {
+    let mut tree: Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
+    edit(&mut tree);
+    std::fs::write(path, planrun_legacy::json::to_sdk_json(&tree)).unwrap();
+}
+
+/// One round of the changes a live store sees between passes, chosen by `seed`: runs saved
+/// again with another state, a run deleted, a run added (a copy of another under a new id),
+/// a plan, an end user and an agent-memory value saved again, and a plan file deleted (its runs
+/// now have none).
+fn change(src: &Path, seed: u64) {
+    let mut pick = {
+        let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        move |n: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % n as u64) as usize
+        }
+    };
+    let runs = files(src, "prun-");
+    for _ in 0..3 {
+        let run = &runs[pick(runs.len())];
+        if run.exists() {
+            save(run, |t| {
+                let next = ["FAILED", "COMPLETE", "IN_PROGRESS"][pick(3)];
+                t["state"] = Value::String(next.to_owned());
+            });
+        }
+    }
+    let gone = &runs[pick(runs.len())];
+    let _ = std::fs::remove_file(gone);
+    let model = &runs[pick(runs.len())];
+    if model.exists() {
+        let text = std::fs::read_to_string(model).unwrap();
+        let id = model.file_stem().unwrap().to_str().unwrap();
+        let new_id = format!(
+            "prun-00000000-0000-4000-8000-{:012x}",
+            seed & 0xffff_ffff_ffff
+        );
+        let text = text.replace(id, &new_id);
+        // A copy keeps no agent memory of its own: drop the references it would dangle.
+        let mut tree: Value = serde_json::from_str(&text).unwrap();
+        if let Some(outputs) = tree["outputs"]["step_outputs"].as_object_mut() {
+            outputs.retain(|_, v| v.get("output_name").is_none());
+        }
+        if tree["outputs"]["final_output"].get("output_name").is_some() {
+            tree["outputs"]["final_output"] = Value::Null;
+        }
+        std::fs::write(
+            src.join(format!("{new_id}.json")),
+            planrun_legacy::json::to_sdk_json(&tree),
+        )
+        .unwrap();
+    }
+    let plans = files(src, "plan-");
+    save(&plans[pick(plans.len())], |t| {
+        let query = t["plan_context"]["query"].as_str().unwrap_or("").to_owned();
+        t["plan_context"]["query"] = Value::String(format!("{query} (again)"));
+    });
+    let _ = std::fs::remove_file(&plans[pick(plans.len())]);
+    let users: Vec<PathBuf> = files(src, "")
+        .into_iter()
+        .filter(|p| {
+            let name = p.file_name().unwrap().to_str().unwrap();
+            !["prun-", "pr-", "wkfl-", "plan-"]
+                .iter()
+                .any(|x| name.starts_with(x))
+        })
+        .collect();
+    if !users.is_empty() {
+        save(&users[pick(users.len())], |t| {
+            t["name"] = Value::String(format!("Renamed {seed}"));
+        });
+    }
+    let memory: Vec<PathBuf> = std::fs::read_dir(src)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_dir())
+        .flat_map(|d| files(&d, ""))
+        .collect();
+    if !memory.is_empty() {
+        save(&memory[pick(memory.len())], |t| {
+            t["value"] = Value::String(format!("rewritten {seed}"));
+        });
+    }
+}
+
+/// Law 8, for `--to v2` and `--to r6`, whole and in two shards: after each of several rounds
+/// of changes, `--resume` leaves DST as a fresh migration of SRC would.
+#[test]
+fn each_resume_leaves_dst_as_a_fresh_migration_of_src_as_it_is() {
+    for (to, shards) in [("v2", false), ("r6", false), ("v2", true), ("r6", true)] {
+        let tmp = tempfile::tempdir().unwrap();
+        let src = store(tmp.path(), 120, 7);
+        let dst = tmp.path().join("dst");
+        let pass = |resume: bool| {
+            let mut extra = vec!["--to", to];
+            if resume {
+                extra.push("--resume");
+            }
+            if shards {
+                for shard in ["0/2", "1/2"] {
+                    let mut with = extra.clone();
+                    with.extend(["--shard", shard]);
+                    migrate(&src, &dst, &with);
+                }
+            } else {
+                migrate(&src, &dst, &extra);
+            }
+        };
+        pass(false);
+        for round in 0..3 {
+            eprintln!("--to {to}, shards {shards}, round {round}");
+            change(&src, round * 31 + 5);
+            pass(true);
+            let want = fresh(&src, tmp.path(), to);
+            let got = tree(&dst, &[".planrun"]);
+            assert!(
+                got == want,
+                "--to {to}, shards {shards}, round {round}: {}",
+                first_difference(&want, &got)
+            );
+        }
+    }
+}
+
+/// A resume that has nothing to do says so: every run up to date, nothing converted again.
+/// (Files changed within two seconds of a pass are racily clean and converted again, so the
+/// store is left alone that long first.)
+#[test]
+fn a_resume_with_nothing_to_do_converts_nothing_and_a_dry_run_writes_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let src = store(tmp.path(), 60, 3);
+    std::thread::sleep(Duration::from_millis(2100));
+    let dst = tmp.path().join("dst");
+    migrate(&src, &dst, &[]);
+    let output = migrate(&src, &dst, &["--resume", "--format", "json"]);
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(report["catch_up"]["up_to_date"], 60, "{report:#}");
+    assert_eq!(report["catch_up"]["changed"], 0, "{report:#}");
+
+    change(&src, 11);
+    let before = fingerprint(&dst);
+    let output = migrate(&src, &dst, &["--resume", "--dry-run", "--format", "json"]);
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(fingerprint(&dst), before, "a dry run wrote into DST");
+    let catch_up = &report["catch_up"];
+    assert_eq!(catch_up["removed"], 1, "{report:#}");
+    assert_eq!(catch_up["new"], 1, "{report:#}");
+    assert!(catch_up["changed"].as_u64().unwrap() >= 1, "{report:#}");
+}
+
+/// After `--to r6` the SDK is pointed at DST and saves a run there. A later resume (a retried
+/// job) keeps that file byte for byte, reports the conflict and exits 1;
+/// `--overwrite-changed` replaces it.
+#[test]
+fn an_output_the_sdk_saved_into_a_head_store_survives_a_resume() {
+    let tmp = tempfile::tempdir().unwrap();
+    let src = tmp.path().join("src");
+    copy_dir(&example_store(), &src);
+    let dst = tmp.path().join("head");
+    migrate(&src, &dst, &["--to", "r6"]);
+    let run = dst.join("prun-4c8f0e3b-5d6a-4b7c-9e8f-0a1b2c3d4e5f.json");
+    save(&run, |t| {
+        t["state"] = Value::String("READY_TO_RESUME".to_owned());
+    });
+    let saved = std::fs::read(&run).unwrap();
+
+    let output = migrate(&src, &dst, &["--to", "r6", "--resume", "--format", "json"]);
+    assert_eq!(code(&output), 1, "{}", show(&output));
+    assert_eq!(
+        std::fs::read(&run).unwrap(),
+        saved,
+        "the SDK's save was overwritten"
+    );
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(report["catch_up"]["conflicts"], 1, "{report:#}");
+    let failure = report["failures"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["kind"] == "conflict")
+        .unwrap_or_else(|| panic!("{report:#}"));
+    assert!(failure["file"]
+        .as_str()
+        .unwrap()
+        .ends_with("prun-4c8f0e3b-5d6a-4b7c-9e8f-0a1b2c3d4e5f.json"));
+
+    // Asked again, it is still kept, and so is a shared plan the SDK saved there meanwhile.
+    let plan = dst.join("plan-4e0d7052-6f81-4c23-9e4f-5a6b7c8d9ea4.json");
+    save(&plan, |t| {
+        t["plan_context"]["query"] = Value::String("saved by the SDK".to_owned());
+    });
+    let plan_saved = std::fs::read(&plan).unwrap();
+    let again = migrate(&src, &dst, &["--to", "r6", "--resume", "--format", "json"]);
+    assert_eq!(code(&again), 1, "{}", show(&again));
+    assert_eq!(std::fs::read(&run).unwrap(), saved);
+    assert_eq!(std::fs::read(&plan).unwrap(), plan_saved);
+    let report: Value = serde_json::from_slice(&again.stdout).unwrap();
+    let kept: Vec<&str> = report["catch_up"]["kept"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| k.as_str().unwrap())
+        .collect();
+    assert!(
+        kept.contains(&"plan-4e0d7052-6f81-4c23-9e4f-5a6b7c8d9ea4.json")
+            && kept.contains(&"prun-4c8f0e3b-5d6a-4b7c-9e8f-0a1b2c3d4e5f.json"),
+        "{report:#}"
+    );
+    let overwrite = migrate(
+        &src,
+        &dst,
+        &["--to", "r6", "--resume", "--overwrite-changed"],
+    );
+    assert_eq!(code(&overwrite), 0, "{}", show(&overwrite));
+    assert_eq!(tree(&dst, &[".planrun"]), fresh(&src, tmp.path(), "r6"));
+}
+
+/// A writer rewrites random runs in place the way the SDK does (`open("w")`: truncate, write
+/// half, pause, write the rest) while a migration and resumes run with `--jobs 2`. Once it
+/// stops, one more resume gives the bytes of a fresh migration; and no pass ever wrote an
+/// output from a torn read (every output in DST is a valid V2 run at every pause).
+#[test]
+fn a_store_rewritten_while_it_is_migrated_catches_up_after_the_writer_stops() {
+    let tmp = tempfile::tempdir().unwrap();
+    let src = store(tmp.path(), 150, 13);
+    let dst = tmp.path().join("dst");
+    let runs = files(&src, "prun-");
+    let stop = Arc::new(AtomicBool::new(false));
+    let writer = {
+        let stop = Arc::clone(&stop);
+        let runs = runs.clone();
+        std::thread::spawn(move || {
+            use std::io::Write;
+            let mut n = 0usize;
+            while !stop.load(Ordering::Relaxed) {
+                n += 1;
+                let run = &runs[(n * 7919) % runs.len()];
+                let mut tree: Value = serde_json::from_slice(&std::fs::read(run).unwrap()).unwrap();
+                tree["state"] = Value::String(["FAILED", "COMPLETE"][n % 2].to_owned());
+                let text = planrun_legacy::json::to_sdk_json(&tree);
+                let (first, rest) = text.as_bytes().split_at(text.len() / 2);
+                let mut file = std::fs::File::create(run).unwrap();
+                file.write_all(first).unwrap();
+                file.flush().unwrap();
+                std::thread::sleep(Duration::from_millis(3));
+                file.write_all(rest).unwrap();
+                drop(file);
+                std::thread::sleep(Duration::from_millis(2));
+            }
+        })
+    };
+    migrate(&src, &dst, &[]);
+    for _ in 0..3 {
+        for (name, bytes) in tree(&dst, &[".planrun"]) {
+            if name.ends_with(".json") && !name.contains('/') {
+                let v2: Result<planrun_v2::PlanRunV2, _> = serde_json::from_slice(&bytes);
+                assert!(v2.is_ok(), "{name} is not a whole V2 run");
+            }
+        }
+        migrate(&src, &dst, &["--resume"]);
+    }
+    stop.store(true, Ordering::Relaxed);
+    writer.join().unwrap();
+    let last = migrate(&src, &dst, &["--resume"]);
+    assert_eq!(code(&last), 0, "{}", show(&last));
+    assert_eq!(tree(&dst, &[".planrun"]), fresh(&src, tmp.path(), "v2"));
+}
+
+/// A catch-up killed with SIGKILL at several points (and the resume after it) still ends with
+/// DST as a fresh migration of SRC would write it.
+#[test]
+fn a_catch_up_killed_midway_resumes_to_a_fresh_migration() {
+    let tmp = tempfile::tempdir().unwrap();
+    let src = store(tmp.path(), 900, 17);
+    let dst = tmp.path().join("dst");
+    migrate(&src, &dst, &["--to", "r6"]);
+    for (round, after) in [(0u64, 40u64), (1, 120), (2, 300)] {
+        change(&src, round * 7 + 1);
+        // Every run converted again: the plan and end-user files all saved anew.
+        for plan in files(&src, "plan-") {
+            save(&plan, |t| {
+                t["plan_context"]["tool_ids"] = serde_json::json!([]);
+            });
+        }
+        let mut child = planrun()
+            .args(args(&[
+                &"migrate",
+                &src,
+                &"--out",
+                &dst,
+                &"--to",
+                &"r6",
+                &"--resume",
+                &"--jobs",
+                &"2",
+            ]))
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(after));
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+    let last = migrate(&src, &dst, &["--to", "r6", "--resume"]);
+    assert_eq!(code(&last), 0, "{}", show(&last));
+    assert!(temp_files(&dst).is_empty());
+    let want = fresh(&src, tmp.path(), "r6");
+    let got = tree(&dst, &[".planrun"]);
+    assert!(got == want, "{}", first_difference(&want, &got));
+}
