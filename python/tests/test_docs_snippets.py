@@ -26,7 +26,7 @@ import pytest
 from conftest import ROOT
 
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
-FENCE = re.compile(r"^(`{3,}|~{3,})(.*)$")
+FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
 CARGO_RUN = re.compile(r"\bcargo run (?:--release )?-p planrun --(?=\s|$)")
 # The README's two set-up commands, exactly: one runs the main job, one the tests.
 SET_UP = [
@@ -42,7 +42,9 @@ def fenced_blocks(path: Path) -> list[tuple[int, list[str], str]]:
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         match = FENCE.match(line)
         if open_fence is None:
-            if match:
+            # A backtick fence's info string holds no backtick (CommonMark): "```` ```sh ````" is
+            # inline code, not a fence.
+            if match and not (match.group(1)[0] == "`" and "`" in match.group(2)):
                 open_fence = (match.group(1), number, match.group(2).split(), [])
         elif match and match.group(1)[0] == open_fence[0][0] and len(match.group(1)) >= len(open_fence[0]) \
                 and not match.group(2).strip():

@@ -51,6 +51,11 @@ def prose_lines(text: str) -> list[tuple[int, str]]:
     for number, line in enumerate(text.splitlines(), 1):
         match = FENCE.match(line)
         if fence is None and match:
+            # A backtick fence's info string holds no backtick (CommonMark): "```` ```sh ````" at
+            # the start of a line is inline code, not a fence.
+            if match.group(1)[0] == "`" and "`" in line.strip()[len(match.group(1)):]:
+                lines.append((number, line))
+                continue
             fence = match.group(1)
         elif fence is not None:
             if match and match.group(1)[0] == fence[0] and len(match.group(1)) >= len(fence) \
