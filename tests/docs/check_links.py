@@ -28,7 +28,8 @@ SKIP_PATHS = {Path("fuzz/target"), Path("fuzz/corpus"), Path("fuzz/artifacts")}
 FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)[ \t]*#*[ \t]*$")
 HTML_ANCHOR = re.compile(r"""<a\s+(?:[^>]*?\s)?(?:id|name)\s*=\s*["']([^"']+)["']""", re.IGNORECASE)
-CODE_SPAN = re.compile(r"(`+)(.+?)\1", re.DOTALL)
+# A code span may continue on the next line, but not past a blank line.
+CODE_SPAN = re.compile(r"(`+)((?:(?!\n\s*\n).)+?)\1", re.DOTALL)
 # [text](dest) or ![alt](dest), dest optionally in <>, optionally followed by a "title".
 INLINE_LINK = re.compile(r"!?\[(?:[^\[\]]|\[[^\[\]]*\])*\]\(\s*(<[^>]*>|[^\s()]*(?:\([^\s()]*\)[^\s()]*)*)(?:\s+(?:\"[^\"]*\"|'[^']*'))?\s*\)")
 REFERENCE_DEF = re.compile(r"^ {0,3}\[[^\]]+\]:\s*(<[^>]*>|\S+)")
@@ -102,17 +103,21 @@ def anchors(path: Path, cache: dict[Path, set[str]]) -> set[str]:
 
 
 def links(text: str) -> list[tuple[int, str]]:
-    """(line, destination) of every inline link, image and reference definition in prose."""
+    """(line, destination) of every inline link, image and reference definition in prose. A
+    link's text may run over several lines, so the prose is searched as a whole, with fenced
+    blocks and code spans blanked out (line breaks kept, so that line numbers stay right)."""
     out = []
-    for number, line in prose_lines(text):
+    prose = dict(prose_lines(text))
+    lines = [prose.get(number, "") for number in range(1, text.count("\n") + 2)]
+    for number, line in enumerate(lines, 1):
         definition = REFERENCE_DEF.match(line)
         if definition:
             out.append((number, definition.group(1)))
-            continue
-        without_code = CODE_SPAN.sub(lambda m: " " * len(m.group(0)), line)
-        for match in INLINE_LINK.finditer(without_code):
-            out.append((number, match.group(1)))
-    return out
+            lines[number - 1] = ""
+    blanked = CODE_SPAN.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), "\n".join(lines))
+    for match in INLINE_LINK.finditer(blanked):
+        out.append((blanked.count("\n", 0, match.start()) + 1, match.group(1)))
+    return sorted(out)
 
 
 def check(root: Path) -> int:
