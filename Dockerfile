@@ -1,11 +1,11 @@
 # syntax=docker/dockerfile:1.19
-# The image the README's Kubernetes Job names ("### Sharding"):
+# The image the Kubernetes Job of docs/migration.md names ("## Sharding"):
 #
 #   docker build -t registry.example.com/planrun:0.1 .
 #
 # `planrun` on PATH (/usr/local/bin) in a Debian slim image, with the `sh` the Job runs it with.
 # CI does not build it (there is no Docker there); tests/migrate_shards.rs checks only that the
-# README's Job and this file agree.
+# guide's Job and this file agree.
 
 # The toolchain the workspace is built and tested with; the release profile (fat LTO) as is.
 FROM rust:1.95-slim-bookworm AS build

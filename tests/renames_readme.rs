@@ -1,20 +1,20 @@
-//! The README's rename table is the table the chain runs on, printed by `planrun renames`.
+//! The rename table of docs/formats.md is the table the chain runs on, printed by `planrun renames`.
 
 use std::process::Command;
 
 #[test]
-fn the_readme_table_is_generated_from_the_rename_table() {
-    let readme =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md")).unwrap();
-    let start = readme
+fn the_formats_guide_table_is_generated_from_the_rename_table() {
+    let guide = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/formats.md"))
+        .unwrap();
+    let start = guide
         .find("<!-- renames:start -->\n")
-        .expect("README has the renames markers")
+        .expect("docs/formats.md has the renames markers")
         + 23;
-    let end = readme.find("<!-- renames:end -->").unwrap();
+    let end = guide.find("<!-- renames:end -->").unwrap();
     assert_eq!(
-        &readme[start..end],
+        &guide[start..end],
         planrun_converter::renames::markdown(),
-        "README.md's rename table is stale: replace it with the output of `cargo run -p planrun -- renames --markdown`"
+        "docs/formats.md's rename table is stale: replace it with the output of `cargo run -p planrun -- renames --markdown`"
     );
 }
 

@@ -11,7 +11,7 @@ use planrun_schemas::export::Source;
 use serde_json::{json, Value};
 
 /// The release the current schemas must stay compatible with. When a release is cut (see
-/// "Evolving the V2 format" in README.md), copy `schemas/v2` and `schemas/legacy` to
+/// "Evolving the V2 format" in docs/schemas.md), copy `schemas/v2` and `schemas/legacy` to
 /// `schemas/releases/<version>/` and point this at it.
 const BASELINE: &str = "releases/0.2.0";
 
@@ -34,7 +34,7 @@ fn assert_backward(report: &planrun_schemas::compat::Report, what: &str) {
          new schemas could not read documents written under the release. The rules that fired:\n{}\n\
          Either restore compatibility (undo what these rules name: put back a removed key, enum \
          value or branch, drop a new required key, loosen what was narrowed), or, for a \
-         deliberate change of the V2 format, cut a new release baseline as README.md's \
+         deliberate change of the V2 format, cut a new release baseline as docs/schemas.md's \
          \"Evolving the V2 format\" says: add or raise `format_version`, regenerate schemas/, \
          copy schemas/v2 and schemas/legacy to schemas/releases/<version>/ and point BASELINE \
          in tests/schema_compat.rs at it.",

@@ -1,6 +1,6 @@
 //! `planrun migrate SRC --out DST [--to v2|r6]`: a whole legacy store to a directory of
 //! PlanRunV2 files, or to a store the SDK at HEAD loads completely, in parallel, crash-safe and
-//! resumable (see `planrun_store::migrate` and the README for the
+//! resumable (see `planrun_store::migrate` and docs/migration.md for the
 //! layout of DST, the journal and what a crash can lose). Exit 0 when every run was converted
 //! (or already current), 1 when some were rejected or blocked, 2 on a usage or I/O error.
 

@@ -8,7 +8,7 @@ use planrun_converter::renames;
 /// Arguments of `renames`.
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
-    /// Print the Markdown table the README shows.
+    /// Print the Markdown table docs/formats.md shows.
     #[arg(long, conflicts_with = "format")]
     markdown: bool,
 }

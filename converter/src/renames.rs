@@ -1,7 +1,7 @@
 //! The rename table: every rename, move, default and prefix rewrite between consecutive legacy
 //! versions, and the mapping of the last legacy version onto `PlanRunV2`. The chain interprets the
 //! legacy rows; the final step and the plan conversion cite theirs by id; `planrun renames` and
-//! the README print them all from here.
+//! docs/formats.md print them all from here.
 
 use serde::Serialize;
 
@@ -161,7 +161,7 @@ impl Row {
     }
 }
 
-/// The table as Markdown, as the README shows it.
+/// The table as Markdown, as docs/formats.md shows it.
 pub fn markdown() -> String {
     let mut out = String::from("| id | step | operation | why |\n|---|---|---|---|\n");
     for row in TABLE {

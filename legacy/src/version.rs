@@ -55,7 +55,7 @@ fn prefix_text<S: Serializer>(prefix: &Prefix, serializer: S) -> Result<S::Ok, S
 }
 
 /// Every run wire version, oldest first: the one place that lists them. Adding a version is
-/// one row here and one variant of [`Version`]; the README's "How to add a legacy version"
+/// one row here and one variant of [`Version`]; "Adding a legacy version" in CONTRIBUTING.md
 /// lists the rest.
 pub const REGISTRY: [VersionInfo; 8] = [
     VersionInfo {

@@ -523,7 +523,7 @@ impl Progress for Cancel {
 
 /// Migrates the legacy `DiskFileStorage` directory `src` to a new directory `out` of
 /// `PlanRunV2` files: the engine, journal, report and exit rules of `planrun migrate SRC --out
-/// OUT` (see the README), in-process.
+/// OUT` (see docs/migration.md), in-process.
 ///
 /// Returns the JSON report as a dict (what `planrun --format json migrate` prints; its
 /// `outcomes` counts the runs per outcome class, `failures` lists the rejected and blocked

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Runs the README's Slurm array example ("### Sharding") on a throwaway one-node Slurm cluster on
-# this machine, and checks what the README promises of it:
+# Runs the Slurm array example of docs/migration.md ("## Sharding") on a throwaway one-node Slurm
+# cluster on this machine, and checks what the guide promises of it:
 #   1. the array (8 tasks, one shard each, sharing one DST), merged with `planrun report merge`,
 #      leaves a DST tree byte-identical to one single-process `planrun migrate` (`.planrun/` aside);
 #   2. the same into a fresh DST while two tasks are killed hard (`scancel --signal=KILL` on one
@@ -171,7 +171,7 @@ if [ -z "${PLANRUN_BIN:-}" ]; then
 fi
 [ -x "$PLANRUN_BIN" ] || abort "no planrun binary at $PLANRUN_BIN"
 BIN_DIR=$(cd "$(dirname "$PLANRUN_BIN")" && pwd)
-# The README's script runs `planrun` from PATH, as written; sbatch passes PATH on to the tasks.
+# The guide's script runs `planrun` from PATH, as written; sbatch passes PATH on to the tasks.
 export PATH="$BIN_DIR:$PATH"
 [ "$(command -v planrun)" = "$BIN_DIR/planrun" ] || abort "planrun on PATH is not $PLANRUN_BIN"
 
@@ -251,25 +251,26 @@ REF_RUNS=$(grep -o '"runs": [0-9]*' "$TMP/reference/.planrun/report.json" | head
 [ "$REF_RUNS" = "$RUNS" ] || abort "the reference report counts $REF_RUNS runs, not $RUNS"
 say "store of $RUNS runs and its reference migration ready after $((SECONDS - START)) s"
 
-# --- the README's script --------------------------------------------------------------------------
-# The README's Slurm array script, as written: the ```sh block that starts with #!/bin/bash.
-README_SCRIPT=$(awk '
-    /^```sh$/ { inblock = 1; body = ""; next }
+# --- the guide's script ---------------------------------------------------------------------------
+# The guide's Slurm array script, as written: the ```sh block (marked `sh no-run`, since the
+# guides' snippet check cannot run it) that starts with #!/bin/bash.
+GUIDE_SCRIPT=$(awk '
+    /^```sh( no-run)?$/ { inblock = 1; body = ""; next }
     /^```$/ { if (inblock && body ~ /^#!\/bin\/bash\n/ && body ~ /#SBATCH --array/) { printf "%s", body; exit } inblock = 0; next }
     inblock { body = body $0 "\n" }
-' "$ROOT/README.md")
-echo "$README_SCRIPT" | grep -q -- '--shard "${SLURM_ARRAY_TASK_ID}/${SLURM_ARRAY_TASK_COUNT}"' ||
-    abort "README.md has no Slurm array script with --shard \"\${SLURM_ARRAY_TASK_ID}/\${SLURM_ARRAY_TASK_COUNT}\""
-grep -q -- "--array=0-$((SHARDS - 1))\$" <<<"$README_SCRIPT" || abort "the README's array is not 0-$((SHARDS - 1))"
+' "$ROOT/docs/migration.md")
+echo "$GUIDE_SCRIPT" | grep -q -- '--shard "${SLURM_ARRAY_TASK_ID}/${SLURM_ARRAY_TASK_COUNT}"' ||
+    abort "docs/migration.md has no Slurm array script with --shard \"\${SLURM_ARRAY_TASK_ID}/\${SLURM_ARRAY_TASK_COUNT}\""
+grep -q -- "--array=0-$((SHARDS - 1))\$" <<<"$GUIDE_SCRIPT" || abort "the guide's array is not 0-$((SHARDS - 1))"
 
 # Only the paths are substituted.
 script_for() { # dst -> the batch script's path
     local dst=$1 file=$TMP/$(basename "$1").sbatch
-    printf '%s\n' "$README_SCRIPT" | sed -e "s#/shared/portia-v2#$dst#g" -e "s#/shared/portia#$STORE#g" >"$file"
+    printf '%s\n' "$GUIDE_SCRIPT" | sed -e "s#/shared/portia-v2#$dst#g" -e "s#/shared/portia#$STORE#g" >"$file"
     echo "$file"
 }
 
-# Submits the README's script. `--cpus-per-task=1` on the command line overrides the script's
+# Submits the guide's script. `--cpus-per-task=1` on the command line overrides the script's
 # `#SBATCH --cpus-per-task=4`, which a 2-CPU node cannot schedule; the script itself runs as
 # written (so `--jobs "$SLURM_CPUS_PER_TASK"` is `--jobs 1`). The rest is the script's own.
 submit() { # script name -> job id
@@ -300,7 +301,7 @@ check_tasks_completed() { # job what
     fi
 }
 
-# Merges the shard reports as the README says, then checks the tree, temp files and journals.
+# Merges the shard reports as the guide says, then checks the tree, temp files and journals.
 check_result() { # dst what
     local dst=$1 what=$2 merged=$TMP/$(basename "$1")-report.json out problems=""
     if out=$(planrun report merge "$dst"/.planrun/report-*-of-$SHARDS.json --out "$merged" 2>&1); then
@@ -343,7 +344,7 @@ DST1=$TMP/dst-array
 SCRIPT1=$(script_for "$DST1")
 JOB1=$(submit "$SCRIPT1" array) || abort "sbatch failed"
 JOBS+=("$JOB1")
-say "1. submitted the README's array as job $JOB1"
+say "1. submitted the guide's array as job $JOB1"
 if wait_for 90 all_tasks_finished "$JOB1"; then
     say "1. job $JOB1 finished after $((SECONDS - START)) s"
     check_tasks_completed "$JOB1" "1. array"
@@ -407,7 +408,7 @@ DST2=$TMP/dst-killed
 SCRIPT2=$(script_for "$DST2")
 JOB2=$(submit "$SCRIPT2" killed) || abort "sbatch failed"
 JOBS+=("$JOB2")
-say "2. submitted the README's array again as job $JOB2"
+say "2. submitted the guide's array again as job $JOB2"
 KILLED=()
 # One task killed through Slurm: SIGKILL to the whole batch step (the script and planrun).
 if A=$(await_killable "$JOB2" "$DST2" ""); then

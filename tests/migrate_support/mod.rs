@@ -54,7 +54,7 @@ pub(crate) fn corpus_stores() -> Vec<PathBuf> {
     stores
 }
 
-/// The example store of the README.
+/// The example store the README and the guides use.
 pub(crate) fn example_store() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../examples/store")
