@@ -143,16 +143,11 @@ pub(super) fn catch_up(
         }
         if let Some(at) = settling.position(&line, index) {
             seen[at] = true;
-            let in_flight = last.in_flight[at];
-            judge_listed(
-                ctx,
-                &dst,
-                line,
-                at,
-                overwrite_changed,
-                in_flight,
-                &mut found,
-            );
+            let trust = Trust {
+                in_flight: last.in_flight[at],
+                stamps: last.stamps_trusted,
+            };
+            judge_listed(ctx, &dst, line, at, overwrite_changed, trust, &mut found);
         } else if line.event.is_final()
             && line
                 .run
@@ -258,7 +253,7 @@ fn judge_listed(
     line: Line,
     at: usize,
     overwrite_changed: bool,
-    in_flight: bool,
+    trust: Trust,
     found: &mut CatchUp,
 ) {
     let run = line.run.clone().unwrap_or_default();
@@ -281,9 +276,9 @@ fn judge_listed(
         .iter()
         .flatten()
         .any(|input| input_changed(&ctx.src, input, line.read_at.unwrap_or(i64::MAX)));
-    match outputs(ctx, dst, &line) {
+    match outputs(ctx, dst, &line, trust.stamps) {
         // A pass that stopped while converting the run again may have written it.
-        Outputs::Changed(_) if in_flight => {
+        Outputs::Changed(_) if trust.in_flight => {
             counts.retried += 1;
             counts.note("retried", &run);
         }
@@ -325,7 +320,7 @@ fn judge_gone(
     match line.event {
         Event::Removed => return Ok(()),
         Event::Completed | Event::Conflict => {
-            if let Outputs::Changed(file) = outputs(ctx, dst, &line) {
+            if let Outputs::Changed(file) = outputs(ctx, dst, &line, false) {
                 found.counts.conflicts += 1;
                 found.counts.note("conflicts", &run);
                 found.counts.kept.push(file.clone());
@@ -361,11 +356,42 @@ fn input_changed(src: &Path, input: &Input, read_at: i64) -> bool {
     now != input.stamp || input.stamp.is_some_and(|s| s.racy(read_at))
 }
 
-/// The state of the outputs a completed line names.
-fn outputs(ctx: &Ctx, dst: &Dir, line: &Line) -> Outputs {
+/// Whether the run's own outputs still have the stamps they had when written, so they are the
+/// bytes the journal records without reading them; `false` when a stamp differs, is missing or
+/// is racily clean against `now` (then they are read).
+pub(super) fn outputs_unchanged(dst: &Path, line: &Line, now: i64) -> bool {
+    let Some(outputs) = &line.outputs else {
+        return false;
+    };
+    !outputs.is_empty()
+        && outputs.iter().all(|output| {
+            let Some(stamp) = output.stamp else {
+                return false;
+            };
+            !stamp.racy(now)
+                && std::fs::symlink_metadata(dst.join(&output.path))
+                    .is_ok_and(|meta| Stamp::of(&meta) == stamp)
+        })
+}
+
+/// What a catch-up may take on trust for one run.
+#[derive(Clone, Copy)]
+struct Trust {
+    /// A pass stopped while converting the run again: its outputs may be newer than its line.
+    in_flight: bool,
+    /// Outputs whose stamps still hold are the bytes written (no pass ran under `--no-sync`).
+    stamps: bool,
+}
+
+/// The state of the outputs a completed line names; with `stamps`, outputs whose stamps still
+/// hold are not read.
+fn outputs(ctx: &Ctx, dst: &Dir, line: &Line, stamps: bool) -> Outputs {
     let Some(id) = line.id.as_deref() else {
         return Outputs::Damaged;
     };
+    if stamps && outputs_unchanged(&ctx.dst, line, ctx.started) {
+        return Outputs::Intact;
+    }
     let name = planrun_wire::join!(id, ".json");
     let Ok(run) = dst.read_nofollow(Path::new(&name)) else {
         return Outputs::Damaged;

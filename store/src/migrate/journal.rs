@@ -169,6 +169,10 @@ pub struct Line {
     /// Session: whether it resumed an earlier one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resume: Option<bool>,
+    /// Session: `false` under `--no-sync`, whose outputs an OS crash may lose while their
+    /// stamps survive, so no later pass trusts an output by its stamp alone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub synced: Option<bool>,
     /// Run lines: the run's file name in SRC.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub run: Option<String>,
@@ -217,6 +221,10 @@ pub struct Line {
     /// later pass tells a racily clean input (see [`crate::stamp`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub read_at: Option<i64>,
+    /// Completed: the run's own outputs with their stamps just after they were written, so a
+    /// later pass that finds the same stamps need not read them again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outputs: Option<Vec<Input>>,
     /// Not journaled: the counts `shared` names, for the writer to journal before the line the
     /// first time a session names them.
     #[serde(skip)]
@@ -260,6 +268,11 @@ impl Line {
             line.key("resume");
             line.0
                 .extend_from_slice(if resume { b"true" } else { b"false" });
+        }
+        if let Some(synced) = self.synced {
+            line.key("synced");
+            line.0
+                .extend_from_slice(if synced { b"true" } else { b"false" });
         }
         line.text("run", self.run.as_deref());
         line.text("class", self.class.map(Class::as_str));
@@ -316,6 +329,10 @@ impl Line {
             serde_json::to_writer(&mut *line.0, inputs).expect("stamps are JSON");
         }
         line.number("read_at", self.read_at);
+        if let Some(outputs) = &self.outputs {
+            line.key("outputs");
+            serde_json::to_writer(&mut *line.0, outputs).expect("stamps are JSON");
+        }
         line.0.extend_from_slice(b"}\n");
     }
 }
@@ -370,6 +387,9 @@ pub struct Head {
     /// Run lines: the run's file name in SRC.
     #[serde(default)]
     pub run: Option<String>,
+    /// Session lines: see [`Line::synced`].
+    #[serde(default)]
+    pub synced: Option<bool>,
 }
 
 impl Head {
@@ -388,6 +408,7 @@ impl Head {
         (rest.first() == Some(&b',') || rest == b"}\n").then(|| Head {
             event,
             run: Some(run.to_owned()),
+            synced: None,
         })
     }
 }
@@ -427,11 +448,8 @@ impl Line {
             shard: at.field("shard", Canonical::text)?,
             config: at.field("config", Canonical::text)?,
             target: at.field("target", Canonical::text)?,
-            resume: at.field("resume", |at| {
-                [true, false]
-                    .into_iter()
-                    .find(|&b| at.tag(if b { "true" } else { "false" }).is_some())
-            })?,
+            resume: at.field("resume", Canonical::boolean)?,
+            synced: at.field("synced", Canonical::boolean)?,
             run: at.field("run", Canonical::text)?,
             ..Line::default()
         };
@@ -498,32 +516,9 @@ impl Line {
                 message,
             })
         })?;
-        line.inputs = at.field("inputs", |at| {
-            at.list(|at| {
-                at.tag("{\"path\":")?;
-                let path = at.text()?;
-                let stamp = at.field("stamp", |at| {
-                    at.tag("{\"len\":")?;
-                    let len = at.int()?;
-                    at.tag(",\"mtime\":")?;
-                    let mtime = at.signed()?;
-                    at.tag(",\"ctime\":")?;
-                    let ctime = at.signed()?;
-                    at.tag(",\"ino\":")?;
-                    let ino = at.int()?;
-                    at.tag("}")?;
-                    Some(Stamp {
-                        len,
-                        mtime,
-                        ctime,
-                        ino,
-                    })
-                })?;
-                at.tag("}")?;
-                Some(Input { path, stamp })
-            })
-        })?;
+        line.inputs = at.field("inputs", Canonical::inputs)?;
         line.read_at = at.field("read_at", Canonical::signed)?;
+        line.outputs = at.field("outputs", Canonical::inputs)?;
         (at.0 == "}\n").then_some(line)
     }
 }
@@ -587,6 +582,40 @@ impl<'a> Canonical<'a> {
         })?;
         self.0 = rest;
         Some(n)
+    }
+
+    /// `true` or `false`.
+    fn boolean(&mut self) -> Option<bool> {
+        [true, false]
+            .into_iter()
+            .find(|&b| self.tag(if b { "true" } else { "false" }).is_some())
+    }
+
+    /// A list of files with their stamps, as serde writes `Vec<Input>`.
+    fn inputs(&mut self) -> Option<Vec<Input>> {
+        self.list(|at| {
+            at.tag("{\"path\":")?;
+            let path = at.text()?;
+            let stamp = at.field("stamp", |at| {
+                at.tag("{\"len\":")?;
+                let len = at.int()?;
+                at.tag(",\"mtime\":")?;
+                let mtime = at.signed()?;
+                at.tag(",\"ctime\":")?;
+                let ctime = at.signed()?;
+                at.tag(",\"ino\":")?;
+                let ino = at.int()?;
+                at.tag("}")?;
+                Some(Stamp {
+                    len,
+                    mtime,
+                    ctime,
+                    ino,
+                })
+            })?;
+            at.tag("}")?;
+            Some(Input { path, stamp })
+        })
     }
 
     /// An integer as `itoa` writes an `i64`: an optional `-`, then [`Canonical::int`]'s digits.
@@ -853,6 +882,7 @@ mod tests {
             some(text()),
             some(text()),
             some(any::<bool>()),
+            some(any::<bool>()),
         );
         let run = (
             some(text()),
@@ -873,29 +903,15 @@ mod tests {
             some(proptest::collection::vec(text(), 0..3)),
             some(text()),
             some(error),
-            some(proptest::collection::vec(
-                (
-                    text(),
-                    proptest::option::of((any::<u64>(), any::<i64>(), any::<i64>(), any::<u64>())),
-                )
-                    .prop_map(|(path, stamp)| Input {
-                        path,
-                        stamp: stamp.map(|(len, mtime, ctime, ino)| crate::stamp::Stamp {
-                            len,
-                            mtime,
-                            ctime,
-                            ino,
-                        }),
-                    }),
-                0..3,
-            )),
+            some(inputs()),
             some(any::<i64>()),
+            some(inputs()),
         );
         (header, run, rest).prop_map(
             |(
-                (event, format, tool, src, shard, config, target, resume),
+                (event, format, tool, src, shard, config, target, resume, synced),
                 (run, class, version, id, bytes_in, bytes_out, hash, micros),
-                (memory, entries, shared, key, error, inputs, read_at),
+                (memory, entries, shared, key, error, inputs, read_at, outputs),
             )| Line {
                 event,
                 format,
@@ -905,6 +921,7 @@ mod tests {
                 config,
                 target,
                 resume,
+                synced,
                 run,
                 class,
                 version,
@@ -920,8 +937,29 @@ mod tests {
                 error,
                 inputs,
                 read_at,
+                outputs,
                 groups: Vec::new(),
             },
+        )
+    }
+
+    /// Files with stamps, some without (a file that did not exist).
+    fn inputs() -> impl Strategy<Value = Vec<Input>> {
+        proptest::collection::vec(
+            (
+                text(),
+                proptest::option::of((any::<u64>(), any::<i64>(), any::<i64>(), any::<u64>())),
+            )
+                .prop_map(|(path, stamp)| Input {
+                    path,
+                    stamp: stamp.map(|(len, mtime, ctime, ino)| Stamp {
+                        len,
+                        mtime,
+                        ctime,
+                        ino,
+                    }),
+                }),
+            0..3,
         )
     }
 

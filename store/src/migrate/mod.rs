@@ -330,6 +330,9 @@ struct Ctx<'a> {
     mine: &'a [usize],
     /// With `--to r6`: shared files someone else changed in DST, which this pass keeps.
     kept: std::collections::HashSet<String>,
+    /// When this pass started (ns since the epoch): a file stamped within the racy window of it
+    /// is read, not trusted by its stamp.
+    started: i64,
     conflicts: Conflicts,
     config: &'a ResolvedConfig,
     durability: Durability,
@@ -384,6 +387,7 @@ pub fn migrate(opts: &Options, progress: &dyn Progress) -> Result<Summary, Migra
         runs: &listing.runs,
         mine: &mine,
         kept: std::collections::HashSet::new(),
+        started: crate::stamp::now_ns(),
         conflicts: Conflicts::of(&listing.runs),
         config: &opts.config,
         durability: opts.durability,
@@ -473,6 +477,7 @@ pub fn migrate(opts: &Options, progress: &dyn Progress) -> Result<Summary, Migra
             &[Line {
                 event: Event::Session,
                 resume: Some(resumed),
+                synced: Some(opts.durability != Durability::None),
                 read_at: Some(crate::stamp::now_ns()),
                 ..Line::default()
             }],
@@ -963,6 +968,11 @@ struct FinalLines<'a> {
     /// The runs the journal has a final line for that are not in `runs` (gone from SRC, or of
     /// another shard), each with the index and event of its last final line.
     strays: std::collections::BTreeMap<String, (u64, Event)>,
+    /// The index of the last `session` line: the lines after it are this pass's.
+    last_session: u64,
+    /// Whether every pass synced its outputs: after one under `--no-sync`, an output's stamp
+    /// may have survived an OS crash that lost its bytes, so outputs are read, not trusted.
+    stamps_trusted: bool,
     /// The place of the run of each final line, in journal order ([`FinalLines::ELSEWHERE`]
     /// for one not in `runs`): four bytes a line, so that a second reading of the journal finds
     /// each line's run without looking its name up again.
@@ -981,6 +991,8 @@ impl<'a> FinalLines<'a> {
             runs,
             last: vec![0; runs.len()],
             in_flight: vec![false; runs.len()],
+            last_session: 0,
+            stamps_trusted: true,
             strays: std::collections::BTreeMap::new(),
             places: Vec::new(),
         };
@@ -988,6 +1000,10 @@ impl<'a> FinalLines<'a> {
         let mut index = 0u64;
         while let Some(line) = reader.next_head().map_err(io_err("cannot read", journal))? {
             index += 1;
+            if line.event == Event::Session {
+                found.last_session = index;
+                found.stamps_trusted &= line.synced != Some(false);
+            }
             if line.event == Event::Started {
                 if let Some(at) = line.run.as_deref().and_then(|run| runs.position(run)) {
                     found.in_flight[at] = true;
@@ -1149,6 +1165,9 @@ fn work(ctx: &Ctx, index: usize) -> Result<Line, MigrateError> {
             if !line.groups.is_empty() {
                 line.shared = Some(line.groups.iter().map(|g| g.key().to_owned()).collect());
             }
+            if !ctx.dry_run {
+                line.outputs = Some(output_stamps(ctx, &out.id, &memory));
+            }
             line.memory = Some(memory);
             line.id = Some(out.id);
         }
@@ -1166,6 +1185,26 @@ fn work(ctx: &Ctx, index: usize) -> Result<Line, MigrateError> {
 /// twice (when written and when verified).
 fn content_hash(bytes: &[u8]) -> String {
     planrun_wire::join::hex16(xxhash_rust::xxh3::xxh3_64(bytes))
+}
+
+/// The stamps of a run's own outputs just written (its document, then its agent memory and
+/// residue; a HEAD store's shared files are judged apart): a later pass that finds the same
+/// stamps knows the files are the ones written without reading them.
+fn output_stamps(ctx: &Ctx, id: &str, memory: &[MemoryRecord]) -> Vec<crate::stamp::Input> {
+    let document = planrun_wire::join!(id, ".json");
+    let own = memory
+        .iter()
+        .map(|m| m.path.as_str())
+        .filter(|path| !catch_up::is_shared(path));
+    std::iter::once(document.as_str())
+        .chain(own)
+        .map(|path| crate::stamp::Input {
+            path: path.to_owned(),
+            stamp: std::fs::symlink_metadata(ctx.dst.join(path))
+                .ok()
+                .map(|meta| crate::stamp::Stamp::of(&meta)),
+        })
+        .collect()
 }
 
 /// Copies the agent-memory files (their bytes as the conversion read and checked them), then
@@ -1330,6 +1369,7 @@ fn verify(
     let mut batch: Vec<Line> = Vec::with_capacity(chunk_size);
     let mut verified = 0u64;
     let mut completed = 0u64;
+    let mut by_stamp = 0u64;
     let check = |line: &Line| {
         let bytes = check_files(ctx.sink.dir(), line)?;
         check_output(ctx, &bytes, line.id.as_deref().unwrap_or(""))
@@ -1358,6 +1398,15 @@ fn verify(
                 }
                 if line.event == Event::Completed {
                     completed += 1;
+                    // An output of an earlier pass that a catch-up found intact, and whose
+                    // stamps still hold, is the bytes the journal records: it is not read again.
+                    if index < last.last_session
+                        && last.stamps_trusted
+                        && catch_up::outputs_unchanged(&ctx.dst, &line, ctx.started)
+                    {
+                        by_stamp += 1;
+                        continue;
+                    }
                     batch.push(line);
                     if batch.len() == chunk_size {
                         if progress.cancelled() {
@@ -1382,6 +1431,7 @@ fn verify(
         },
     );
     read?;
+    verified += by_stamp;
     let mut failed = Vec::new();
     for (passed, failures) in checked {
         verified += passed;
