@@ -34,7 +34,7 @@ full=$(wall "$BIN" migrate "$WORK/src" --out "$WORK/dst" --jobs 2)
 sleep 1
 noop=$(wall "$BIN" migrate "$WORK/src" --out "$WORK/dst" --jobs 2 --resume)
 # Save 1% of the runs again, as the SDK would on its next step: another state.
-mapfile -t runs < <(find "$WORK/src" -maxdepth 1 -name 'prun-*.json' | sort | awk 'NR % 100 == 0')
+mapfile -t runs < <(find "$WORK/src" -maxdepth 1 \( -name 'prun-*.json' -o -name 'pr-*.json' -o -name 'wkfl-*.json' \) | sort | awk 'NR % 100 == 0')
 for run in "${runs[@]}"; do
     sed -i 's/"state": "[A-Z_]*"/"state": "FAILED"/' "$run"
 done

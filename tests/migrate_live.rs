@@ -155,10 +155,22 @@ fn change(src: &Path, seed: u64) {
     }
 }
 
-/// Law 8, for `--to v2` and `--to r6`, whole and in two shards: after each of several rounds
-/// of changes, `--resume` leaves DST as a fresh migration of SRC would.
-#[test]
-fn each_resume_leaves_dst_as_a_fresh_migration_of_src_as_it_is() {
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 2, ..Default::default() })]
+
+    /// Law 8, for `--to v2` and `--to r6`, whole and in two shards: after each of several
+    /// rounds of changes (drawn from `seed`), `--resume` leaves DST as a fresh migration of SRC
+    /// would.
+    #[test]
+    fn each_resume_leaves_dst_as_a_fresh_migration_of_src_as_it_is(
+        seed in proptest::prelude::any::<u64>(),
+    ) {
+        catches_up_after_rounds_of_changes(seed);
+    }
+}
+
+/// See [`each_resume_leaves_dst_as_a_fresh_migration_of_src_as_it_is`].
+fn catches_up_after_rounds_of_changes(seed: u64) {
     for (to, shards) in [("v2", false), ("r6", false), ("v2", true), ("r6", true)] {
         let tmp = tempfile::tempdir().unwrap();
         let src = store(tmp.path(), 120, 7);
@@ -179,9 +191,9 @@ fn each_resume_leaves_dst_as_a_fresh_migration_of_src_as_it_is() {
             }
         };
         pass(false);
-        for round in 0..3 {
-            eprintln!("--to {to}, shards {shards}, round {round}");
-            change(&src, round * 31 + 5);
+        for round in 0..3u64 {
+            eprintln!("seed {seed}, --to {to}, shards {shards}, round {round}");
+            change(&src, seed.wrapping_add(round * 31 + 5));
             pass(true);
             let want = fresh(&src, tmp.path(), to);
             let got = tree(&dst, &[".planrun"]);

@@ -46,6 +46,11 @@ impl DiskStore {
         self.dir.path()
     }
 
+    /// The store's directory, whose files are looked up relative to it.
+    pub(crate) fn files(&self) -> &Dir {
+        &self.dir
+    }
+
     /// The first bytes of the store's file `name` (at most `buf.len()`), as [`Store::read`]
     /// would read them; `None` when it cannot be read.
     pub(crate) fn head<'b>(&self, name: &str, buf: &'b mut [u8]) -> Option<&'b [u8]> {

@@ -86,6 +86,41 @@ impl Dir {
     pub(crate) fn read_head_nofollow(&self, relative: &Path, buf: &mut [u8]) -> io::Result<usize> {
         self.open_at(relative, READ_NOFOLLOW, 0)?.read(buf)
     }
+
+    /// The stamp of `relative` as it is now, without following a symlink at its last
+    /// component; `None` when there is no such file. Looked up relative to the directory
+    /// (`fstatat`), as files are opened: a catch-up stats every input and output of a store,
+    /// and a lookup of the whole path each time cost more than the rest of its work.
+    pub(crate) fn stamp(&self, relative: &Path) -> io::Result<Option<Stamp>> {
+        let found = match self.fd() {
+            Some(dir) => {
+                let name = c_path(relative)?;
+                let mut stat = std::mem::MaybeUninit::<libc::stat>::uninit();
+                // SAFETY: `name` is NUL-terminated and outlives the call; `stat` is written by
+                // the call before it is read, and only when it succeeds.
+                let rc = unsafe {
+                    libc::fstatat(
+                        dir,
+                        name.as_ptr(),
+                        stat.as_mut_ptr(),
+                        libc::AT_SYMLINK_NOFOLLOW,
+                    )
+                };
+                if rc == 0 {
+                    // SAFETY: fstatat succeeded, so it filled `stat`.
+                    Ok(Stamp::of_stat(&unsafe { stat.assume_init() }))
+                } else {
+                    Err(io::Error::last_os_error())
+                }
+            }
+            None => std::fs::symlink_metadata(self.path.join(relative)).map(|m| Stamp::of(&m)),
+        };
+        match found {
+            Ok(stamp) => Ok(Some(stamp)),
+            Err(err) if err.kind() == io::ErrorKind::NotFound => Ok(None),
+            Err(err) => Err(err),
+        }
+    }
 }
 
 /// How a store's files are opened to be read: a symlink at the last component is refused

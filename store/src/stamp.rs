@@ -50,6 +50,16 @@ impl Stamp {
         }
     }
 
+    /// The stamp of what `stat(2)` returned.
+    pub(crate) fn of_stat(stat: &libc::stat) -> Stamp {
+        Stamp {
+            len: u64::try_from(stat.st_size).unwrap_or(0),
+            mtime: stat.st_mtime * 1_000_000_000 + stat.st_mtime_nsec,
+            ctime: stat.st_ctime * 1_000_000_000 + stat.st_ctime_nsec,
+            ino: stat.st_ino,
+        }
+    }
+
     /// Whether a file whose stamp is still this one may nevertheless have changed since `at`,
     /// the moment (ns since the epoch) the stamp was taken: its times are within the file
     /// system's timestamp granularity of `at`.

@@ -275,7 +275,7 @@ fn judge_listed(
         .inputs
         .iter()
         .flatten()
-        .any(|input| input_changed(&ctx.src, input, line.read_at.unwrap_or(i64::MAX)));
+        .any(|input| input_changed(ctx.store.files(), input, line.read_at.unwrap_or(i64::MAX)));
     match outputs(ctx, dst, &line, trust.stamps) {
         // A pass that stopped while converting the run again may have written it.
         Outputs::Changed(_) if trust.in_flight => {
@@ -347,19 +347,17 @@ fn judge_gone(
 /// Whether `input` differs from what the journal recorded: another stamp, a file that appeared
 /// or vanished, or a racily clean stamp (equal, but too close to the moment it was taken to
 /// prove the file unchanged).
-fn input_changed(src: &Path, input: &Input, read_at: i64) -> bool {
-    let now = match std::fs::symlink_metadata(src.join(&input.path)) {
-        Ok(meta) => Some(Stamp::of(&meta)),
-        Err(err) if err.kind() == io::ErrorKind::NotFound => None,
-        Err(_) => return true,
-    };
-    now != input.stamp || input.stamp.is_some_and(|s| s.racy(read_at))
+fn input_changed(src: &Dir, input: &Input, read_at: i64) -> bool {
+    match src.stamp(Path::new(&input.path)) {
+        Ok(now) => now != input.stamp || input.stamp.is_some_and(|s| s.racy(read_at)),
+        Err(_) => true,
+    }
 }
 
 /// Whether the run's own outputs still have the stamps they had when written, so they are the
 /// bytes the journal records without reading them; `false` when a stamp differs, is missing or
 /// is racily clean against `now` (then they are read).
-pub(super) fn outputs_unchanged(dst: &Path, line: &Line, now: i64) -> bool {
+pub(super) fn outputs_unchanged(dst: &Dir, line: &Line, now: i64) -> bool {
     let Some(outputs) = &line.outputs else {
         return false;
     };
@@ -369,8 +367,9 @@ pub(super) fn outputs_unchanged(dst: &Path, line: &Line, now: i64) -> bool {
                 return false;
             };
             !stamp.racy(now)
-                && std::fs::symlink_metadata(dst.join(&output.path))
-                    .is_ok_and(|meta| Stamp::of(&meta) == stamp)
+                && dst
+                    .stamp(Path::new(&output.path))
+                    .is_ok_and(|found| found == Some(stamp))
         })
 }
 
@@ -389,7 +388,7 @@ fn outputs(ctx: &Ctx, dst: &Dir, line: &Line, stamps: bool) -> Outputs {
     let Some(id) = line.id.as_deref() else {
         return Outputs::Damaged;
     };
-    if stamps && outputs_unchanged(&ctx.dst, line, ctx.started) {
+    if stamps && outputs_unchanged(dst, line, ctx.started) {
         return Outputs::Intact;
     }
     let name = planrun_wire::join!(id, ".json");
