@@ -22,12 +22,15 @@
 //!   few chunks run ahead at most); chunks that finish during a sync share the next one.
 //!   With `--durable`: each output is fsynced before it gets its name, each touched directory
 //!   after, and the journal after every append. With `--no-sync`: no sync at all.
-//! * **Resume.** A run counts as done only when its last journal line is `completed` *and* its
-//!   output still has the journaled size and hash; everything else is redone. Stale temp files of
+//! * **Resume** brings DST up to date with SRC as it is now ([`catch_up`]): a run is skipped
+//!   only when its last journal line is `completed`, the files it was converted from still have
+//!   their journaled stamps, and its outputs are still the journaled bytes; runs gone from SRC
+//!   have their outputs removed, and outputs someone else changed are kept. Stale temp files of
 //!   the shard are removed first; a torn journal tail is cut off.
-//! * **Verify.** At the end every output of the shard is re-read with a fresh reader (size and
-//!   hash against the journal, strict serde into `PlanRunV2`, the id), and the journal's counts
-//!   must match the shard's run list.
+//! * **Verify.** At the end every output this pass wrote is re-read with a fresh reader (size and
+//!   hash against the journal, strict serde into `PlanRunV2`, the id), the outputs of earlier
+//!   passes are those the catch-up found intact, and the journal's counts must match the shard's
+//!   run list.
 //!
 //! What a crash can lose. **SIGKILL**: nothing that was journaled `completed` (its output was
 //! in place under its name before the line was written, and the page cache survives the
