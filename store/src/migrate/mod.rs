@@ -22,7 +22,7 @@
 //!   few chunks run ahead at most); chunks that finish during a sync share the next one.
 //!   With `--durable`: each output is fsynced before it gets its name, each touched directory
 //!   after, and the journal after every append. With `--no-sync`: no sync at all.
-//! * **Resume** brings DST up to date with SRC as it is now ([`catch_up`]): a run is skipped
+//! * **Resume** brings DST up to date with SRC as it is now (see [`CatchUpCounts`]): a run is skipped
 //!   only when its last journal line is `completed`, the files it was converted from still have
 //!   their journaled stamps, and its outputs are still the journaled bytes; runs gone from SRC
 //!   have their outputs removed, and outputs someone else changed are kept. Stale temp files of
