@@ -366,3 +366,58 @@ fn a_resume_after_a_run_left_src_removes_its_output_and_says_so() {
     assert_eq!(code(&direct), 0, "{}", show(&direct));
     assert_eq!(tree(&dst, &[".planrun"]), tree(&fresh, &[".planrun"]));
 }
+
+#[test]
+fn a_src_with_no_run_file_is_a_usage_error_and_dst_is_not_created() {
+    // A wrong SRC (a fresh directory, a store's parent) used to migrate "0 runs" and exit 0.
+    let tmp = tempfile::tempdir().unwrap();
+    let empty = tmp.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    let parent = tmp.path().join("parent");
+    copy_dir(&example_store(), &parent.join("disk_storage"));
+    std::fs::create_dir(parent.join("logs")).unwrap();
+    std::fs::create_dir(parent.join("other")).unwrap();
+    std::fs::write(parent.join("settings.json"), "{}").unwrap();
+    let cases = [
+        (
+            &empty,
+            "it holds 0 directories and 0 JSON files".to_owned(),
+            None,
+        ),
+        (
+            &parent,
+            "it holds 3 directories and 1 JSON file".to_owned(),
+            Some(parent.canonicalize().unwrap().join("disk_storage")),
+        ),
+    ];
+    for (src, holds, hint) in cases {
+        for dry in [false, true] {
+            let dst = tmp.path().join("dst");
+            let mut argv = args(&[&"migrate", src, &"--out", &dst]);
+            if dry {
+                argv.push("--dry-run".into());
+            }
+            let out = run(argv);
+            assert_eq!(code(&out), 2, "{}", show(&out));
+            let err = String::from_utf8_lossy(&out.stderr);
+            let src = src.canonicalize().unwrap();
+            assert!(
+                err.contains(&format!(
+                    "no run files (wkfl-*.json, pr-*.json, prun-*.json) in SRC {}; {holds}",
+                    src.display()
+                )),
+                "{}",
+                show(&out)
+            );
+            match &hint {
+                Some(store) => assert!(
+                    err.contains(&format!(": did you mean {}?", store.display())),
+                    "{}",
+                    show(&out)
+                ),
+                None => assert!(!err.contains("did you mean"), "{}", show(&out)),
+            }
+            assert!(!dst.exists(), "DST created: {}", show(&out));
+        }
+    }
+}
