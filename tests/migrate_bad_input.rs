@@ -421,3 +421,40 @@ fn a_src_with_no_run_file_is_a_usage_error_and_dst_is_not_created() {
         }
     }
 }
+
+#[test]
+fn an_os_error_and_a_rejected_runs_path_are_each_said_once() {
+    let tmp = tempfile::tempdir().unwrap();
+    let missing = run(args(&[
+        &"migrate",
+        &tmp.path().join("no-such-store"),
+        &"--out",
+        &tmp.path().join("dst"),
+    ]));
+    assert_eq!(code(&missing), 2, "{}", show(&missing));
+    let err = String::from_utf8_lossy(&missing.stderr);
+    assert_eq!(
+        err.matches("No such file or directory").count(),
+        1,
+        "{}",
+        show(&missing)
+    );
+
+    let store = tmp.path().join("store");
+    copy_dir(&example_store(), &store);
+    let bad = store.join(&run_files(&store)[0]);
+    std::fs::write(&bad, "hello\n").unwrap();
+    let out = run(args(&[&"migrate", &store, &"--out", &tmp.path().join("out")]));
+    assert_eq!(code(&out), 1, "{}", show(&out));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let bad = bad.canonicalize().unwrap();
+    let line = stdout
+        .lines()
+        .find(|l| l.contains("rejected (syntax)"))
+        .unwrap_or_else(|| panic!("{}", show(&out)));
+    assert_eq!(line.matches(&*bad.to_string_lossy()).count(), 1, "{line}");
+    assert!(
+        line.starts_with(&format!("{}:1:1: rejected (syntax) at", bad.display())),
+        "{line}"
+    );
+}
