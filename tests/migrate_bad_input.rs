@@ -444,7 +444,12 @@ fn an_os_error_and_a_rejected_runs_path_are_each_said_once() {
     copy_dir(&example_store(), &store);
     let bad = store.join(&run_files(&store)[0]);
     std::fs::write(&bad, "hello\n").unwrap();
-    let out = run(args(&[&"migrate", &store, &"--out", &tmp.path().join("out")]));
+    let out = run(args(&[
+        &"migrate",
+        &store,
+        &"--out",
+        &tmp.path().join("out"),
+    ]));
     assert_eq!(code(&out), 1, "{}", show(&out));
     let stdout = String::from_utf8_lossy(&out.stdout);
     let bad = bad.canonicalize().unwrap();

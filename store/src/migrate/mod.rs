@@ -319,7 +319,9 @@ pub enum MigrateError {
 /// Why SRC, which holds no run file, is not a store: what a store holds, what SRC holds, and a
 /// directory below it (two levels at most, symlinks not followed) that does hold run files.
 fn no_run_files(src: &Path) -> String {
-    let patterns = crate::names::RUN_PREFIXES.map(|p| format!("{p}*.json")).join(", ");
+    let patterns = crate::names::RUN_PREFIXES
+        .map(|p| format!("{p}*.json"))
+        .join(", ");
     let (dirs, json) = entries(src)
         .iter()
         .fold((0, 0), |(d, j), (name, is_dir)| match is_dir {
@@ -371,10 +373,11 @@ fn store_below(dir: &Path, depth: usize) -> Option<PathBuf> {
         }
         // A hint, not a search: a huge tree is not walked.
         next.truncate(1000);
-        if let Some(store) = next
-            .iter()
-            .find(|d| entries(d).iter().any(|(n, f)| !f && crate::names::is_run_file_name(n)))
-        {
+        if let Some(store) = next.iter().find(|d| {
+            entries(d)
+                .iter()
+                .any(|(n, f)| !f && crate::names::is_run_file_name(n))
+        }) {
             return Some(store.clone());
         }
         level = next;
