@@ -366,3 +366,100 @@ fn a_resume_after_a_run_left_src_removes_its_output_and_says_so() {
     assert_eq!(code(&direct), 0, "{}", show(&direct));
     assert_eq!(tree(&dst, &[".planrun"]), tree(&fresh, &[".planrun"]));
 }
+
+#[test]
+fn a_src_with_no_run_file_is_a_usage_error_and_dst_is_not_created() {
+    // A wrong SRC (a fresh directory, a store's parent) used to migrate "0 runs" and exit 0.
+    let tmp = tempfile::tempdir().unwrap();
+    let empty = tmp.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    let parent = tmp.path().join("parent");
+    copy_dir(&example_store(), &parent.join("disk_storage"));
+    std::fs::create_dir(parent.join("logs")).unwrap();
+    std::fs::create_dir(parent.join("other")).unwrap();
+    std::fs::write(parent.join("settings.json"), "{}").unwrap();
+    let cases = [
+        (
+            &empty,
+            "it holds 0 directories and 0 JSON files".to_owned(),
+            None,
+        ),
+        (
+            &parent,
+            "it holds 3 directories and 1 JSON file".to_owned(),
+            Some(parent.canonicalize().unwrap().join("disk_storage")),
+        ),
+    ];
+    for (src, holds, hint) in cases {
+        for dry in [false, true] {
+            let dst = tmp.path().join("dst");
+            let mut argv = args(&[&"migrate", src, &"--out", &dst]);
+            if dry {
+                argv.push("--dry-run".into());
+            }
+            let out = run(argv);
+            assert_eq!(code(&out), 2, "{}", show(&out));
+            let err = String::from_utf8_lossy(&out.stderr);
+            let src = src.canonicalize().unwrap();
+            assert!(
+                err.contains(&format!(
+                    "no run files (wkfl-*.json, pr-*.json, prun-*.json) in SRC {}; {holds}",
+                    src.display()
+                )),
+                "{}",
+                show(&out)
+            );
+            match &hint {
+                Some(store) => assert!(
+                    err.contains(&format!(": did you mean {}?", store.display())),
+                    "{}",
+                    show(&out)
+                ),
+                None => assert!(!err.contains("did you mean"), "{}", show(&out)),
+            }
+            assert!(!dst.exists(), "DST created: {}", show(&out));
+        }
+    }
+}
+
+#[test]
+fn an_os_error_and_a_rejected_runs_path_are_each_said_once() {
+    let tmp = tempfile::tempdir().unwrap();
+    let missing = run(args(&[
+        &"migrate",
+        &tmp.path().join("no-such-store"),
+        &"--out",
+        &tmp.path().join("dst"),
+    ]));
+    assert_eq!(code(&missing), 2, "{}", show(&missing));
+    let err = String::from_utf8_lossy(&missing.stderr);
+    assert_eq!(
+        err.matches("No such file or directory").count(),
+        1,
+        "{}",
+        show(&missing)
+    );
+
+    let store = tmp.path().join("store");
+    copy_dir(&example_store(), &store);
+    let bad = store.join(&run_files(&store)[0]);
+    std::fs::write(&bad, "hello\n").unwrap();
+    let out = run(args(&[
+        &"migrate",
+        &store,
+        &"--out",
+        &tmp.path().join("out"),
+    ]));
+    assert_eq!(code(&out), 1, "{}", show(&out));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let bad = bad.canonicalize().unwrap();
+    let line = stdout
+        .lines()
+        .find(|l| l.contains("rejected (syntax)"))
+        .unwrap_or_else(|| panic!("{}", show(&out)));
+    assert_eq!(line.matches(&*bad.to_string_lossy()).count(), 1, "{line}");
+    assert!(
+        line.starts_with(&format!("{}:1:1: rejected (syntax) at", bad.display())),
+        "{line}"
+    );
+}

@@ -93,10 +93,30 @@ fn run() -> ExitCode {
         Ok(Outcome::Partial) => ExitCode::from(1),
         Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
         Err(err) => {
-            let _ = writeln!(io::stderr(), "error: {err:#}");
+            let _ = writeln!(io::stderr(), "error: {}", chain(&err));
             ExitCode::from(2)
         }
     }
+}
+
+/// The error and its causes, `: `-separated, each said once: an error whose own message already
+/// ends with its cause's (`cannot read SRC /x: No such file or directory (os error 2)`, which
+/// keeps the cause for [`is_broken_pipe`]) is not followed by it again, as `{:#}` would.
+fn chain(err: &anyhow::Error) -> String {
+    let mut out = String::new();
+    let mut last = String::new();
+    for cause in err.chain() {
+        let text = cause.to_string();
+        if !last.is_empty() && last.ends_with(&text) {
+            continue;
+        }
+        if !out.is_empty() {
+            out.push_str(": ");
+        }
+        out.push_str(&text);
+        last = text;
+    }
+    out
 }
 
 fn is_broken_pipe(err: &anyhow::Error) -> bool {
@@ -114,4 +134,30 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> std::process::ExitCode {
     run()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_cause_is_said_once() {
+        let full = io::Error::from_raw_os_error(28);
+        let io = planrun_store::migrate::MigrateError::Io {
+            what: "cannot write",
+            path: "/dst/prun-1.json".into(),
+            source: io::Error::from_raw_os_error(28),
+        };
+        let err = anyhow::Error::new(io).context("migrate failed");
+        assert_eq!(
+            chain(&err),
+            format!("migrate failed: cannot write /dst/prun-1.json: {full}")
+        );
+        // A cause its error does not already say is still said.
+        let err = anyhow::Error::new(full).context("cannot open /x");
+        assert_eq!(
+            chain(&err),
+            "cannot open /x: No space left on device (os error 28)"
+        );
+    }
 }

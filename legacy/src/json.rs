@@ -172,6 +172,8 @@ fn syntax_error(src: &[u8], inner: &serde_json::Error, key_pointer: String) -> P
             ErrorKind::NonFiniteNumber,
             "NaN and Infinity are not JSON numbers (Python's json writes them; pydantic writes null): replace with null or a string".to_owned(),
         )
+    } else if let Some(said) = not_json(src, offset.saturating_sub(1), inner, (line, column)) {
+        (ErrorKind::Syntax, said)
     } else if inner.classify() == serde_json::error::Category::Eof {
         (ErrorKind::Syntax, format!("{raw} (the file is cut short)"))
     } else {
@@ -190,6 +192,63 @@ fn syntax_error(src: &[u8], inner: &serde_json::Error, key_pointer: String) -> P
         kind,
         message,
     }
+}
+
+/// The message, in words, when the parser failed on its first token
+/// (byte `fault`): a file that is not JSON at all (`hello`, `{x}`, an empty file) rather than
+/// JSON broken or cut short further on, for which serde's own words (`expected value`, `expected
+/// ident`) say little.
+fn not_json(
+    src: &[u8],
+    fault: usize,
+    inner: &serde_json::Error,
+    (line, column): (usize, usize),
+) -> Option<String> {
+    let blank = |b: &u8| matches!(b, b' ' | b'\t' | b'\n' | b'\r');
+    let Some(start) = src.iter().position(|b| !blank(b)) else {
+        // Most often a write that was cut short before its first byte.
+        let what = if src.is_empty() {
+            "is empty"
+        } else {
+            "holds only whitespace"
+        };
+        return Some(format!("not JSON: the file {what} (cut short?)"));
+    };
+    if inner.classify() != serde_json::error::Category::Syntax {
+        return None;
+    }
+    // The first token: the document's first word, or the first key or element of its object or
+    // array.
+    let (first, expected) = match src[start] {
+        b'{' | b'[' => {
+            let first = start + 1 + src[start + 1..].iter().position(|b| !blank(b))?;
+            let expected = if src[start] == b'{' {
+                ", where an object's first key in double quotes should be"
+            } else {
+                ", where an array's first value should be"
+            };
+            (first, expected)
+        }
+        _ => (
+            start,
+            ", where a JSON document starts: {, [, a string in double quotes, a number, true, false or null",
+        ),
+    };
+    let word = |at: usize| -> usize {
+        src[at..]
+            .iter()
+            .position(|b| blank(b) || b",:[]{}\"".contains(b))
+            .map_or(src.len(), |n| at + n)
+    };
+    let end = word(first).max(first + 1).min(src.len());
+    if !(first..end).contains(&fault) {
+        return None;
+    }
+    let found = String::from_utf8_lossy(&src[first..end]);
+    Some(format!(
+        "not JSON: found {} at line {line} column {column}{expected}",
+        crate::error::excerpt(&found)
+    ))
 }
 
 fn starts_non_finite(bytes: &[u8]) -> bool {

@@ -207,3 +207,42 @@ fn unsorted_tool_ids_do_not_contradict_later_plan_keys() {
     let parsed = parse(old.as_bytes()).expect("read");
     assert_eq!(parsed.detection.versions.to_string(), "W1–R1");
 }
+
+#[test]
+fn a_file_that_is_not_json_says_so_in_words() {
+    let where_a_document_starts = ", where a JSON document starts: {, [, a string in double quotes, a number, true, false or null";
+    for (text, column, said) in [
+        (
+            "hello",
+            1,
+            format!("not JSON: found \"hello\" at line 1 column 1{where_a_document_starts}"),
+        ),
+        (
+            "\n  hello world",
+            3,
+            format!("not JSON: found \"hello\" at line 2 column 3{where_a_document_starts}"),
+        ),
+        (
+            "{x}",
+            2,
+            "not JSON: found \"x\" at line 1 column 2, where an object's first key in double quotes should be"
+                .to_owned(),
+        ),
+        (
+            "[oops]",
+            2,
+            "not JSON: found \"oops\" at line 1 column 2, where an array's first value should be"
+                .to_owned(),
+        ),
+        ("", 1, "not JSON: the file is empty (cut short?)".to_owned()),
+    ] {
+        let err = error(text);
+        assert_eq!(err.kind, ErrorKind::Syntax, "{text:?}: {err}");
+        assert_eq!(err.column, column, "{text:?}: {err}");
+        assert_eq!(err.message, said, "{text:?}: {err}");
+        assert!(!err.message.contains("expected"), "{text:?}: {err}");
+    }
+    // A document that is JSON at its start keeps the parser's words for what breaks later on.
+    let err = error("{\"a\": x}");
+    assert!(!err.message.starts_with("not JSON"), "{err}");
+}

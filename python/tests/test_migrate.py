@@ -104,6 +104,18 @@ def test_arguments_the_engine_refuses(generated, tmp_path):
     assert not (tmp_path / "a").exists()
 
 
+def test_a_src_with_no_run_file_raises_and_creates_nothing(generated, tmp_path):
+    # A store's parent (or an empty directory) is not a store: an error, not "0 runs".
+    parent = tmp_path / "parent"
+    parent.mkdir()
+    (parent / "nested").mkdir()
+    with pytest.raises(pm.PlanrunError, match=r"no run files .* 1 directory and 0 JSON files"):
+        pm.migrate(parent, tmp_path / "dst")
+    with pytest.raises(pm.PlanrunError, match="no run files"):
+        pm.migrate(parent, tmp_path / "dst", dry_run=True)
+    assert not (tmp_path / "dst").exists()
+
+
 INTERRUPTED = r"""
 import sys, planrun_migrate as pm
 print("started", flush=True)

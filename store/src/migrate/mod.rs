@@ -319,6 +319,75 @@ pub enum MigrateError {
     Cancelled,
 }
 
+/// Why SRC, which holds no run file, is not a store: what a store holds, what SRC holds, and a
+/// directory below it (two levels at most, symlinks not followed) that does hold run files.
+fn no_run_files(src: &Path) -> String {
+    let patterns = crate::names::RUN_PREFIXES
+        .map(|p| format!("{p}*.json"))
+        .join(", ");
+    let (dirs, json) = entries(src)
+        .iter()
+        .fold((0, 0), |(d, j), (name, is_dir)| match is_dir {
+            true => (d + 1, j),
+            false if name.ends_with(".json") => (d, j + 1),
+            false => (d, j),
+        });
+    let mut said = format!(
+        "no run files ({patterns}) in SRC {}; it holds {dirs} director{} and {json} JSON file{}",
+        src.display(),
+        if dirs == 1 { "y" } else { "ies" },
+        if json == 1 { "" } else { "s" },
+    );
+    if let Some(store) = store_below(src, 2) {
+        said.push_str(&format!(": did you mean {}?", store.display()));
+    }
+    said
+}
+
+/// The entries of `dir` that are directories or regular files (name, is it a directory), sorted;
+/// none when it cannot be read.
+fn entries(dir: &Path) -> Vec<(String, bool)> {
+    let mut found: Vec<(String, bool)> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| {
+            let kind = e.file_type().ok()?;
+            let name = e.file_name().into_string().ok()?;
+            (kind.is_dir() || kind.is_file()).then_some((name, kind.is_dir()))
+        })
+        .collect();
+    found.sort();
+    found
+}
+
+/// The first directory below `dir`, at most `depth` levels down and nearest first, that holds a
+/// run file (of the first thousand directories of each level).
+fn store_below(dir: &Path, depth: usize) -> Option<PathBuf> {
+    let mut level = vec![dir.to_owned()];
+    for _ in 0..depth {
+        let mut next = Vec::new();
+        for parent in &level {
+            for (name, is_dir) in entries(parent) {
+                if is_dir {
+                    next.push(parent.join(name));
+                }
+            }
+        }
+        // A hint, not a search: a huge tree is not walked.
+        next.truncate(1000);
+        if let Some(store) = next.iter().find(|d| {
+            entries(d)
+                .iter()
+                .any(|(n, f)| !f && crate::names::is_run_file_name(n))
+        }) {
+            return Some(store.clone());
+        }
+        level = next;
+    }
+    None
+}
+
 fn io_err(what: &'static str, path: &Path) -> impl FnOnce(io::Error) -> MigrateError {
     let path = path.to_owned();
     move |source| MigrateError::Io { what, path, source }
@@ -370,6 +439,11 @@ pub fn migrate(opts: &Options, progress: &dyn Progress) -> Result<Summary, Migra
         )));
     }
     let mut listing = list_store(&src).map_err(io_err("cannot list SRC", &src))?;
+    if listing.runs.is_empty() {
+        // Most likely a wrong SRC (a store's parent, a fresh directory): migrating it would make
+        // an empty DST and say "0 runs", which reads as success.
+        return Err(MigrateError::Usage(no_run_files(&src)));
+    }
     if opts.target != Target::R6 {
         // Only a HEAD store copies the store's other documents; a V2 store reads plans and end
         // users by the ids its runs name, so their names (2 MB at 100,000 runs) are not kept.

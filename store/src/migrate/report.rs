@@ -508,7 +508,8 @@ impl BatchReport {
     }
 
     /// The report as the text `migrate` and `report merge` print: counts, then one line per
-    /// rejected or blocked run (`path: class (kind) file:line:column at pointer: message`).
+    /// rejected or blocked run (`path: class (kind) file:line:column at pointer: message`, or
+    /// `path:line:column: class (kind) at pointer: message` when the file at fault is the run).
     pub fn to_text(&self) -> String {
         let mut out = String::new();
         let shards = if self.shard_count > 1 {
@@ -577,11 +578,21 @@ impl BatchReport {
                 Some(p) => format!(" at {p}"),
                 None => String::new(),
             };
-            let _ = writeln!(
-                out,
-                "{}: {} ({}) {}{at}{pointer}: {}",
-                failure.path, failure.class, failure.kind, failure.file, failure.message
-            );
+            // The file at fault is most often the run itself: its path is then said once, with
+            // the position on it.
+            let _ = if failure.file == failure.path {
+                writeln!(
+                    out,
+                    "{}{at}: {} ({}){pointer}: {}",
+                    failure.path, failure.class, failure.kind, failure.message
+                )
+            } else {
+                writeln!(
+                    out,
+                    "{}: {} ({}) {}{at}{pointer}: {}",
+                    failure.path, failure.class, failure.kind, failure.file, failure.message
+                )
+            };
         }
         for ignored in &self.ignored {
             let _ = writeln!(out, "{}: ignored: {}", ignored.path, ignored.reason);
@@ -618,6 +629,27 @@ mod tests {
             }),
             ..Line::default()
         }
+    }
+
+    #[test]
+    fn a_failure_line_says_the_runs_path_once() {
+        let src = Path::new("/src");
+        let mut builder = Builder::new(src, None, false, None);
+        let mut own = line("prun-01.json", Class::Rejected, 1, 1);
+        own.error.as_mut().unwrap().file = "/src/prun-01.json".into();
+        builder.add(&own).unwrap();
+        let mut plan = line("prun-02.json", Class::Rejected, 1, 1);
+        plan.error.as_mut().unwrap().file = "/src/plan-1.json".into();
+        builder.add(&plan).unwrap();
+        let text = builder.finish().to_text();
+        assert!(
+            text.contains("\n/src/prun-01.json:2:3: rejected (data) at /x: bad\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("\n/src/prun-02.json: rejected (data) /src/plan-1.json:2:3 at /x: bad\n"),
+            "{text}"
+        );
     }
 
     #[test]
