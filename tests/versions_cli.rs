@@ -42,3 +42,37 @@ fn the_text_listing_marks_head_once() {
     assert!(marked[0].starts_with(Version::HEAD.as_str()), "{text}");
     assert_eq!(text.lines().count(), REGISTRY.len());
 }
+
+/// Every verb's `--help` ends with commands to start from and the exit codes, so a user need not
+/// open the guides to learn what a non-zero exit means.
+#[test]
+fn every_verb_help_ends_with_examples_and_exit_codes() {
+    let verbs = [
+        "convert",
+        "migrate",
+        "report",
+        "detect",
+        "check",
+        "downgrade",
+        "versions",
+        "renames",
+        "diff",
+        "schema",
+        "validate",
+        "gen",
+    ];
+    for verb in verbs {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_planrun"))
+            .args([verb, "--help"])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{verb}");
+        let text = String::from_utf8(out.stdout).unwrap();
+        let examples = text.find("\nExamples:\n  planrun ");
+        let codes = text.find("\nExit codes:\n  0  ");
+        assert!(
+            matches!((examples, codes), (Some(e), Some(c)) if e < c),
+            "{verb} --help:\n{text}"
+        );
+    }
+}

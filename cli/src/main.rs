@@ -18,6 +18,7 @@ mod detect;
 mod diff;
 mod downgrade;
 mod gen;
+mod help;
 mod migrate;
 mod renames;
 mod report;
@@ -42,28 +43,40 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Convert one run (or JSON Lines of runs on stdin) to PlanRunV2 on stdout; the loss report on stderr.
+    #[command(after_help = help::CONVERT)]
     Convert(convert::Args),
     /// Migrate a whole store to a directory of PlanRunV2 files: parallel, crash-safe, resumable.
+    #[command(after_help = help::MIGRATE)]
     Migrate(migrate::Args),
     /// Work with migration reports (merge the reports of shards).
+    #[command(after_help = help::REPORT)]
     Report(report::Args),
     /// Say what a file or store is: document kinds, versions and the evidence for them.
+    #[command(after_help = help::DETECT)]
     Detect(detect::Args),
     /// Say which files an SDK (HEAD by default) would fail to load, and what a save would change.
+    #[command(after_help = help::CHECK)]
     Check(check::Args),
     /// Convert a PlanRunV2 back to the SDK's HEAD format: run, plan and end user.
+    #[command(after_help = help::DOWNGRADE)]
     Downgrade(downgrade::Args),
     /// List the legacy wire versions this toolkit reads: name, SDK releases, what each changed.
+    #[command(after_help = help::TOOL)]
     Versions(versions::Args),
     /// Print the rename table the migration chain runs on.
+    #[command(after_help = help::TOOL)]
     Renames(renames::Args),
     /// Show the differences between two JSON documents, by JSON pointer.
+    #[command(after_help = help::TOOL)]
     Diff(diff::Args),
     /// Work with the published JSON Schemas (draft 2020-12) of the legacy and V2 formats.
+    #[command(after_help = help::TOOL)]
     Schema(schema::Args),
     /// Check documents against the published JSON Schemas; report every violation.
+    #[command(after_help = help::VALIDATE)]
     Validate(validate::Args),
     /// Write a deterministic, realistic legacy store (for migration rehearsals and scale tests).
+    #[command(after_help = help::GEN)]
     Gen(gen::Args),
 }
 

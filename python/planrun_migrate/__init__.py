@@ -15,8 +15,8 @@ the ``planrun`` CLI calls, so the documents are the CLI's bytes::
     pm.check("store", sdk="R3")                # what the SDK of v0.2.0 would do with each file
 
 ``planrun_migrate.models`` holds pydantic v2 models of every V2 schema
-(``models.PlanRunV2.model_validate_json(converted.document)``); it is imported on demand, as
-it imports pydantic.
+(``pm.models.PlanRunV2.model_validate_json(converted.document)``); it is imported on first use
+(PEP 562), as it imports pydantic.
 
 Calls that read files or convert release the GIL, so threads and process pools scale. Errors
 are ``PlanrunError``; a run that cannot be converted raises ``RejectedError`` (invalid input,
@@ -55,3 +55,17 @@ __all__ = [
     "downgrade",
     "migrate",
 ]
+
+
+def __getattr__(name: str):
+    """Imports the ``models`` submodule on first use, so ``pm.models`` works after a plain
+    ``import planrun_migrate as pm`` without importing pydantic for those who never use it."""
+    if name == "models":
+        import importlib
+
+        return importlib.import_module(f"{__name__}.models")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted([*__all__, "models"])

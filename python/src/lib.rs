@@ -649,8 +649,29 @@ fn migrate<'py>(
             "{what} {}: {source}",
             path.display()
         ))),
-        Err(err) => Err(PlanrunError::new_err(err.to_string())),
+        Err(err) => Err(PlanrunError::new_err(in_python_terms(&err.to_string()))),
     }
+}
+
+/// The CLI flags the engine's messages name, and the keyword arguments of `migrate` that mean
+/// the same: a Python user is told to pass `resume=True`, not `--resume`.
+const FLAGS_AS_KEYWORDS: [(&str, &str); 7] = [
+    ("--overwrite-changed", "overwrite_changed=True"),
+    ("--resume", "resume=True"),
+    ("--dry-run", "dry_run=True"),
+    ("--no-sync", "no_sync=True"),
+    ("--durable", "durable=True"),
+    ("--config", "config="),
+    ("--to", "to="),
+];
+
+/// `message` with each CLI flag of [`FLAGS_AS_KEYWORDS`] said as its keyword argument.
+fn in_python_terms(message: &str) -> String {
+    FLAGS_AS_KEYWORDS
+        .iter()
+        .fold(message.to_owned(), |text, (flag, keyword)| {
+            text.replace(flag, keyword)
+        })
 }
 
 /// Conversion allocates many small strings and maps: with glibc malloc, malloc and free took

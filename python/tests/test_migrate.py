@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 import planrun_migrate as pm
-from conftest import cli, tree
+from conftest import EXAMPLE_STORE, cli, tree
 
 def stable(report: dict) -> dict:
     """The report without what differs between two migrations of one store: timings (the
@@ -162,3 +162,12 @@ def test_a_keyboard_interrupt_stops_the_migration_cleanly_and_resume_finishes_it
     report = pm.migrate(store, dst, resume=True)
     assert report["runs"] == 3000 and report["verified"] == 3000
     assert tree(dst) == tree(reference)
+
+
+def test_errors_name_the_keywords_of_migrate_not_the_cli_flags(tmp_path):
+    dst = tmp_path / "dst"
+    pm.migrate(EXAMPLE_STORE, dst)
+    with pytest.raises(pm.PlanrunError) as refused:
+        pm.migrate(EXAMPLE_STORE, dst)
+    message = str(refused.value)
+    assert "resume=True" in message and "--resume" not in message, message

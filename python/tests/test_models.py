@@ -52,3 +52,13 @@ def test_the_committed_models_are_what_the_schemas_generate(planrun, tmp_path):
     committed = {p.name: p.read_bytes() for p in COMMITTED.iterdir() if p.is_file()}
     stale = sorted(name for name in fresh.keys() | committed.keys() if fresh.get(name) != committed.get(name))
     assert not stale, f"stale models {stale}: run python/gen-models"
+
+
+def test_models_is_there_after_a_plain_import():
+    """`pm.models` after `import planrun_migrate as pm` alone (PEP 562), in a fresh interpreter
+    so that no earlier import made the submodule an attribute already."""
+    import sys
+
+    code = "import planrun_migrate as pm; print(pm.models.PlanRunV2.__name__, 'models' in dir(pm))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["PlanRunV2", "True"]

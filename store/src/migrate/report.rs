@@ -538,6 +538,13 @@ impl BatchReport {
             .map(|(v, classes)| format!("{v} {}", classes.values().sum::<u64>()))
             .collect();
         let _ = writeln!(out, "  source versions: {}", versions.join(", "));
+        if let Some(range) = self.source_versions.keys().find(|v| v.contains('–')) {
+            let _ = writeln!(
+                out,
+                "    ({range}: a range; the runs' keys fit every version in it, as the releases \
+                 between them wrote the same shape; each is read as the newest)"
+            );
+        }
         let kinds: Vec<String> = self
             .entries
             .per_kind
