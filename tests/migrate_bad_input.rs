@@ -463,3 +463,38 @@ fn an_os_error_and_a_rejected_runs_path_are_each_said_once() {
         "{line}"
     );
 }
+
+/// A JSON file in SRC that is no Portia document (a stray `foo.json`, a file that is not JSON at
+/// all) is listed under `ignored` with why, never passed over without a word; end users are not.
+#[test]
+fn json_files_that_are_no_portia_document_are_listed_as_ignored() {
+    let tmp = tempfile::tempdir().unwrap();
+    let store = tmp.path().join("store");
+    copy_dir(&example_store(), &store);
+    std::fs::write(store.join("foo.json"), br#"{"hello": "world"}"#).unwrap();
+    std::fs::write(store.join("bar.json"), b"oops").unwrap();
+    let dst = tmp.path().join("dst");
+    let output = run(args(&[
+        &"--format",
+        &"json",
+        &"migrate",
+        &store,
+        &"--out",
+        &dst,
+    ]));
+    assert_eq!(code(&output), 0, "{}", show(&output));
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let ignored = report["ignored"].as_array().unwrap();
+    let reason = |name: &str| {
+        ignored
+            .iter()
+            .find(|i| i["path"].as_str().unwrap().ends_with(name))
+            .unwrap_or_else(|| panic!("{name} not listed: {report:#}"))["reason"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    assert!(reason("/foo.json").contains("not a legacy Portia document"));
+    assert!(reason("/bar.json").contains("not JSON"));
+    assert_eq!(ignored.len(), 2, "{report:#}");
+}

@@ -72,7 +72,7 @@ use crate::fsio::{shard_temp_prefix, Dir};
 use crate::loss::SharedCounts;
 use crate::{
     convert_entry, fnv1a64, list_store, run_key, safe_component, Conflicts, DiskSink, DiskStore,
-    Failure, MemoryFile, Names, References, ResolvedConfig, RunResult, Sink,
+    Doc, Failure, MemoryFile, Names, References, ResolvedConfig, RunResult, Sink, Store,
 };
 
 /// DST's bookkeeping directory: journals and reports.
@@ -444,6 +444,11 @@ pub fn migrate(opts: &Options, progress: &dyn Progress) -> Result<Summary, Migra
         // an empty DST and say "0 runs", which reads as success.
         return Err(MigrateError::Usage(no_run_files(&src)));
     }
+    // A HEAD store's copy of the documents lists these itself (`head::copy_documents`).
+    let strangers = match opts.target {
+        Target::V2 => not_documents(&DiskStore::new(&src), &listing.documents, opts.shard),
+        Target::R6 => Vec::new(),
+    };
     if opts.target != Target::R6 {
         // Only a HEAD store copies the store's other documents; a V2 store reads plans and end
         // users by the ids its runs name, so their names (2 MB at 100,000 runs) are not kept.
@@ -483,6 +488,9 @@ pub fn migrate(opts: &Options, progress: &dyn Progress) -> Result<Summary, Migra
     );
     for (path, reason) in &listing.ignored {
         builder.ignore(path, reason);
+    }
+    for (name, why) in strangers {
+        builder.ignore(&src.join(name), &why);
     }
     if opts.dry_run {
         let journal_path = dst.join(CONTROL_DIR).join(journal_name(opts.shard));
@@ -665,6 +673,41 @@ pub fn migrate(opts: &Options, progress: &dyn Progress) -> Result<Summary, Migra
         journal: Some(journal.path().to_owned()),
         report_file: Some(report_file),
     })
+}
+
+/// The JSON files of the store (of `shard`) that are neither runs, plans nor end users, each with
+/// why: a store holds those only, so such a file is listed, never silently passed over. Plans
+/// (`plan-*.json`) are read when their runs are converted; the other names, end users by the
+/// SDK's layout and few, are read here.
+fn not_documents(
+    store: &DiskStore,
+    documents: &Names,
+    shard: Option<Shard>,
+) -> Vec<(String, String)> {
+    let mut found = Vec::new();
+    for name in documents.iter() {
+        let name = name.as_str();
+        if name.starts_with("plan-") || shard.is_some_and(|s| !s.owns(name)) {
+            continue;
+        }
+        let Some(id) = name.strip_suffix(".json") else {
+            continue;
+        };
+        let why = match store.read(Doc::EndUser(id)) {
+            Ok(Some(bytes)) => match planrun_legacy::parse(&bytes) {
+                Ok(parsed) if parsed.detection.kind == planrun_legacy::DocKind::EndUser => continue,
+                Ok(parsed) => format!(
+                    "a {} document, where a store holds runs, plans and end users",
+                    parsed.detection.kind.as_str()
+                ),
+                Err(err) => err.to_string(),
+            },
+            Ok(None) => continue,
+            Err(failure) => failure.message,
+        };
+        found.push((name.to_owned(), why));
+    }
+    found
 }
 
 /// The places `todo` in the order they are converted (by plan), saying so to `progress` first.
