@@ -15,7 +15,7 @@ class EndUser(BaseModel):
     external_id: Annotated[
         StrictStr,
         Field(
-            description="The caller's own id for the user; the SDK's default end user is `local`."
+            description="The caller's own id for the user; the SDK's default end user is `portia:default_user`."
         ),
     ]
     name: Annotated[StrictStr, Field(description='Display name (`""` when unknown).')]
