@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 use super::journal::{ErrorRecord, Event, Line, MemoryRecord, Reader};
 use super::{check_output, content_hash, io_err, Ctx, FinalLines, MigrateError};
 use crate::fsio::Dir;
-use crate::stamp::{Input, Stamp};
+use crate::stamp::Input;
 
 /// How many names of each kind a report lists.
 const NAMES: usize = 5;
@@ -117,7 +117,7 @@ pub(super) fn catch_up(
     // Each pass's start, and whether it got as far as journaling its copied documents.
     let mut sessions: Vec<(i64, bool)> = Vec::new();
     let mut seen = vec![false; ctx.runs.len()];
-    let dst = Dir::new(&ctx.dst);
+    let dst = ctx.sink.dir();
     let mut reader = Reader::open(journal).map_err(io_err("cannot read", journal))?;
     let mut index = 0u64;
     while let Some(line) = reader.next_line().map_err(io_err("cannot read", journal))? {
@@ -147,14 +147,14 @@ pub(super) fn catch_up(
                 in_flight: last.in_flight[at],
                 stamps: last.stamps_trusted,
             };
-            judge_listed(ctx, &dst, line, at, overwrite_changed, trust, &mut found);
+            judge_listed(ctx, dst, line, at, overwrite_changed, trust, &mut found);
         } else if line.event.is_final()
             && line
                 .run
                 .as_deref()
                 .is_some_and(|run| last.strays.get(run).is_some_and(|(i, _)| *i == index))
         {
-            judge_gone(ctx, &dst, line, apply, &mut found)?;
+            judge_gone(ctx, dst, line, apply, &mut found)?;
         }
     }
     for (at, seen) in seen.iter().enumerate() {
@@ -166,7 +166,7 @@ pub(super) fn catch_up(
     let unfinished = unfinished_windows(&sessions);
     review_shared(
         ctx,
-        &dst,
+        dst,
         &ours,
         &unfinished,
         overwrite_changed,
@@ -211,8 +211,11 @@ fn review_shared(
             continue;
         };
         if !ours[path].contains(&content_hash(&bytes)) {
-            let changed_at = std::fs::symlink_metadata(ctx.dst.join(path))
-                .map_or(0, |meta| Stamp::of(&meta).ctime);
+            let changed_at = dst
+                .stamp(Path::new(path))
+                .ok()
+                .flatten()
+                .map_or(0, |stamp| stamp.ctime);
             let by_a_stopped_pass = unfinished
                 .iter()
                 .any(|(start, end)| (*start..*end).contains(&changed_at));

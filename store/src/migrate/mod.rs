@@ -563,17 +563,17 @@ pub fn migrate(opts: &Options, progress: &dyn Progress) -> Result<Summary, Migra
                 event: Event::Session,
                 resume: Some(resumed),
                 synced: Some(opts.durability != Durability::None),
-                read_at: Some(crate::stamp::now_ns()),
+                read_at: Some(ctx.started),
                 ..Line::default()
             }],
             opts.durability.per_file(),
         )
         .map_err(io_err("cannot write", &journal_path))?;
+    let dst_dir = File::open(&dst).map_err(io_err("cannot open", &dst))?;
     let done = match done {
         Some((done, lines)) => {
             // Outputs removed for runs gone from SRC are made durable before their lines.
             if !lines.is_empty() && opts.durability != Durability::None {
-                let dst_dir = File::open(&dst).map_err(io_err("cannot open", &dst))?;
                 crate::fsio::syncfs(&dst_dir).map_err(io_err("cannot sync", &dst))?;
             }
             journal
@@ -592,7 +592,6 @@ pub fn migrate(opts: &Options, progress: &dyn Progress) -> Result<Summary, Migra
         None => ordered(&ctx, &mine, &pool, progress),
     };
     let skipped = (mine.len() - todo.places().len()) as u64;
-    let dst_dir = File::open(&dst).map_err(io_err("cannot open", &dst))?;
     progress.begin(todo.places().len() as u64, skipped);
     convert_all(&ctx, opts, &todo, &pool, &mut journal, &dst_dir, progress)?;
     drop(todo);
@@ -1320,9 +1319,7 @@ fn output_stamps(ctx: &Ctx, id: &str, memory: &[MemoryRecord]) -> Vec<crate::sta
         .chain(own)
         .map(|path| crate::stamp::Input {
             path: path.to_owned(),
-            stamp: std::fs::symlink_metadata(ctx.dst.join(path))
-                .ok()
-                .map(|meta| crate::stamp::Stamp::of(&meta)),
+            stamp: ctx.sink.dir().stamp(Path::new(path)).ok().flatten(),
         })
         .collect()
 }
