@@ -70,7 +70,7 @@ Exit codes:
   1  refused (it would drop what HEAD cannot hold; --allow-loss) or blocked
   2  usage or I/O error";
 
-/// `versions`, `renames`, `diff`, `schema`: no run is judged.
+/// `versions`, `renames`, `schema`: no run is judged.
 pub(crate) const TOOL: &str = "\
 Examples:
   planrun versions
@@ -79,7 +79,17 @@ Examples:
 
 Exit codes:
   0  done
-  1  (diff) the documents differ
+  2  usage or I/O error";
+
+/// `diff`.
+pub(crate) const DIFF: &str = "\
+Examples:
+  planrun diff examples/store/plan-0a6f3c1e-2b4d-4e8f-9a0b-1c2d3e4f5a60.json examples/store/plan-1b7a4d2f-3c5e-4f90-8b1c-2d3e4f5a6b71.json
+  planrun --format json diff a.json b.json
+
+Exit codes:
+  0  the documents are equal
+  1  the documents differ
   2  usage or I/O error";
 
 /// `validate`.

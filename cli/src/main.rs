@@ -67,7 +67,7 @@ enum Command {
     #[command(after_help = help::TOOL)]
     Renames(renames::Args),
     /// Show the differences between two JSON documents, by JSON pointer.
-    #[command(after_help = help::TOOL)]
+    #[command(after_help = help::DIFF)]
     Diff(diff::Args),
     /// Work with the published JSON Schemas (draft 2020-12) of the legacy and V2 formats.
     #[command(after_help = help::TOOL)]
