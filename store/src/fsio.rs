@@ -415,28 +415,23 @@ pub(crate) fn try_lock(file: &File) -> io::Result<bool> {
     }
 }
 
-/// Removes the temp files whose name starts with `prefix` from `dst` and from its immediate
-/// subdirectories (agent-memory directories and `.planrun/`); returns how many it removed.
+/// Removes the temp files whose name starts with `prefix` from `dst` and every directory below
+/// it (agent-memory directories, `.planrun/` and its residues); returns how many it removed.
 pub(crate) fn remove_temps(dst: &Path, prefix: &str) -> io::Result<usize> {
     let mut removed = 0;
     for entry in std::fs::read_dir(dst)? {
         let entry = entry?;
         let kind = entry.file_type()?;
-        let name = entry.file_name();
-        if kind.is_file() && name.to_str().is_some_and(|n| n.starts_with(prefix)) {
+        if kind.is_file()
+            && entry
+                .file_name()
+                .to_str()
+                .is_some_and(|n| n.starts_with(prefix))
+        {
             std::fs::remove_file(entry.path())?;
             removed += 1;
         } else if kind.is_dir() {
-            for inner in std::fs::read_dir(entry.path())? {
-                let inner = inner?;
-                let inner_name = inner.file_name();
-                if inner.file_type()?.is_file()
-                    && inner_name.to_str().is_some_and(|n| n.starts_with(prefix))
-                {
-                    std::fs::remove_file(inner.path())?;
-                    removed += 1;
-                }
-            }
+            removed += remove_temps(&entry.path(), prefix)?;
         }
     }
     Ok(removed)
@@ -469,9 +464,16 @@ mod tests {
         std::fs::write(dir.path().join(".tmp-planrun-0-of-2-1-7"), b"x").unwrap();
         std::fs::write(dir.path().join("sub/.tmp-planrun-0-of-2-9-0"), b"x").unwrap();
         std::fs::write(dir.path().join("sub/.tmp-planrun-1-of-2-9-0"), b"x").unwrap();
+        // A residue's temp lies two levels down (`.planrun/residue/`).
+        std::fs::create_dir_all(dir.path().join(".planrun/residue")).unwrap();
+        std::fs::write(
+            dir.path().join(".planrun/residue/.tmp-planrun-0-of-2-3-1"),
+            b"x",
+        )
+        .unwrap();
         assert_eq!(
             remove_temps(dir.path(), &shard_temp_prefix("0-of-2")).unwrap(),
-            2
+            3
         );
         assert!(
             dir.path().join("sub/.tmp-planrun-1-of-2-9-0").exists(),
