@@ -10,13 +10,15 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io;
 use std::path::Path;
+use std::sync::Mutex;
 
 use serde::{Deserialize, Serialize};
 
 use super::journal::{ErrorRecord, Event, Line, MemoryRecord, Reader};
-use super::{check_output, content_hash, io_err, Ctx, FinalLines, MigrateError};
+use super::report::Builder;
+use super::{check_output, content_hash, feed, io_err, Ctx, FinalLines, MigrateError};
 use crate::fsio::Dir;
-use crate::stamp::Input;
+use crate::stamp::{Input, Stamp};
 
 /// How many names of each kind a report lists.
 const NAMES: usize = 5;
@@ -68,7 +70,7 @@ impl CatchUpCounts {
 }
 
 /// What a catch-up decided.
-pub(super) struct CatchUp {
+pub(super) struct CatchUp<'a> {
     /// By place in the listing: whether the run is up to date (not converted again).
     pub(super) done: Vec<bool>,
     /// The counts for the report.
@@ -78,6 +80,22 @@ pub(super) struct CatchUp {
     /// With `--to r6`: the shared files (plans, end users) someone else changed in DST, which
     /// this pass must not write.
     pub(super) kept: HashSet<String>,
+    /// How far the journal was read, for the verify pass to go on from there.
+    pub(super) read: ReadSoFar<'a>,
+}
+
+/// The journal as a catch-up read it: the verify pass reads only the lines after it.
+pub(super) struct ReadSoFar<'a> {
+    /// Each run's last final line so far.
+    pub(super) finals: FinalLines<'a>,
+    /// The bytes and lines read.
+    pub(super) offset: u64,
+    pub(super) index: u64,
+    /// The `completed` lines of runs found up to date, whose outputs the catch-up checked and
+    /// whose lines it added to the report.
+    pub(super) completed: u64,
+    /// What the report found wrong in those lines.
+    pub(super) problems: Vec<String>,
 }
 
 /// Whether a file a run's line records is shared with other runs: a HEAD store's plan or
@@ -96,21 +114,108 @@ enum Outputs {
     Changed(String),
 }
 
+/// A journal line the catch-up judges, in journal order.
+enum Item {
+    /// The last final line of a run of SRC, at its place in the listing.
+    Listed {
+        at: usize,
+        index: u64,
+        line: Line,
+        trust: Trust,
+    },
+    /// The last final line of a run gone from SRC.
+    Gone(Line),
+    /// Loss-report entries that later lines name.
+    Defines(Line),
+}
+
+/// What becomes of a listed run.
+enum Verdict {
+    UpToDate,
+    Changed,
+    New,
+    Retried,
+    /// Someone else changed this output; whether the run's inputs changed too.
+    Conflict(String, bool),
+}
+
+/// What becomes of a run gone from SRC whose outputs no pass removed yet.
+enum Gone {
+    /// Its outputs are removed; `true` when it has any (it completed).
+    Removed(bool),
+    /// Someone else changed this output: it is kept.
+    Conflict(String),
+}
+
+/// An [`Item`] judged.
+enum Judged {
+    Listed(Verdict),
+    Gone(Option<Gone>),
+    Defines,
+}
+
 /// Compares the journal with SRC and DST (see the module docs). With `apply`, removes the
-/// outputs of runs gone from SRC (a dry run only counts them).
-pub(super) fn catch_up(
-    ctx: &Ctx,
+/// outputs of runs gone from SRC (a dry run only counts them). With `report`, adds the lines
+/// of the runs found up to date to it. The stats and reads that judge each run are spread
+/// over `pool` while this thread reads the journal, which ends at its first torn or invalid
+/// line ([`ReadSoFar::offset`]: what a resume keeps of it).
+pub(super) fn catch_up<'a>(
+    ctx: &Ctx<'a>,
     journal: &Path,
     overwrite_changed: bool,
     apply: bool,
-) -> Result<CatchUp, MigrateError> {
-    let last = FinalLines::read(journal, ctx.runs)?;
-    let mut settling = last.in_journal_order();
+    pool: &rayon::ThreadPool,
+    mut report: Option<&mut Builder>,
+) -> Result<CatchUp<'a>, MigrateError> {
+    let before = report.as_deref().cloned();
+    let mut limit = u64::MAX;
+    loop {
+        let finals = FinalLines::read(journal, ctx.runs, limit)?;
+        let heads = finals.lines;
+        let found = judge_journal(
+            ctx,
+            journal,
+            finals,
+            overwrite_changed,
+            apply,
+            pool,
+            report.as_deref_mut(),
+        )?;
+        if found.read.index >= heads {
+            return Ok(found);
+        }
+        // A line whose head reads but whose rest is no journal line (damage, not a torn
+        // tail): the journal ends before it, so the lines after it settle nothing. Judged
+        // again without them; what the first reading removed stays removed.
+        limit = found.read.index;
+        if let (Some(report), Some(before)) = (report.as_deref_mut(), &before) {
+            *report = before.clone();
+        }
+    }
+}
+
+/// [`catch_up`] with the journal's final lines known.
+fn judge_journal<'a>(
+    ctx: &Ctx<'a>,
+    journal: &Path,
+    finals: FinalLines<'a>,
+    overwrite_changed: bool,
+    apply: bool,
+    pool: &rayon::ThreadPool,
+    mut report: Option<&mut Builder>,
+) -> Result<CatchUp<'a>, MigrateError> {
     let mut found = CatchUp {
         done: vec![false; ctx.runs.len()],
         counts: CatchUpCounts::default(),
         lines: Vec::new(),
         kept: HashSet::new(),
+        read: ReadSoFar {
+            offset: 0,
+            index: 0,
+            completed: 0,
+            problems: Vec::new(),
+            finals: FinalLines::new(ctx.runs),
+        },
     };
     // The bytes this shard ever wrote into each shared file, by path and hash.
     let mut ours: HashMap<String, HashSet<String>> = HashMap::new();
@@ -118,45 +223,91 @@ pub(super) fn catch_up(
     let mut sessions: Vec<(i64, bool)> = Vec::new();
     let mut seen = vec![false; ctx.runs.len()];
     let dst = ctx.sink.dir();
+    let shared = SharedStamps::default();
+    let mut removal: Result<(), MigrateError> = Ok(());
     let mut reader = Reader::open(journal).map_err(io_err("cannot read", journal))?;
     let mut index = 0u64;
-    while let Some(line) = reader.next_line().map_err(io_err("cannot read", journal))? {
-        index += 1;
-        if matches!(
-            line.event,
-            Event::Completed | Event::Conflict | Event::Copied
-        ) {
-            for record in line.memory.iter().flatten().filter(|r| is_shared(&r.path)) {
-                ours.entry(record.path.clone())
-                    .or_default()
-                    .insert(record.hash.clone());
-            }
-        }
-        match line.event {
-            Event::Session => sessions.push((line.read_at.unwrap_or(0), false)),
-            Event::Copied => {
-                if let Some(last) = sessions.last_mut() {
-                    last.1 = true;
+    let read = feed::judged_in_order(
+        pool,
+        |send| -> Result<(), MigrateError> {
+            let mut settling = finals.in_journal_order();
+            let mut batch = Vec::with_capacity(BATCH);
+            while let Some(line) = reader.next_line().map_err(io_err("cannot read", journal))? {
+                index += 1;
+                remember(&line, &mut ours, &mut sessions);
+                let item = if let Some(at) = settling.position(&line, index) {
+                    seen[at] = true;
+                    let trust = Trust {
+                        in_flight: finals.in_flight[at],
+                        stamps: finals.stamps_trusted,
+                    };
+                    Item::Listed {
+                        at,
+                        index,
+                        line,
+                        trust,
+                    }
+                } else if line.event.is_final()
+                    && line
+                        .run
+                        .as_deref()
+                        .is_some_and(|run| finals.strays.get(run).is_some_and(|(i, _)| *i == index))
+                {
+                    Item::Gone(line)
+                } else if line.event == Event::Entries {
+                    Item::Defines(line)
+                } else {
+                    continue;
+                };
+                batch.push(item);
+                if batch.len() == BATCH {
+                    send(std::mem::replace(&mut batch, Vec::with_capacity(BATCH)));
                 }
             }
-            _ => {}
-        }
-        if let Some(at) = settling.position(&line, index) {
-            seen[at] = true;
-            let trust = Trust {
-                in_flight: last.in_flight[at],
-                stamps: last.stamps_trusted,
-            };
-            judge_listed(ctx, dst, line, at, overwrite_changed, trust, &mut found);
-        } else if line.event.is_final()
-            && line
-                .run
-                .as_deref()
-                .is_some_and(|run| last.strays.get(run).is_some_and(|(i, _)| *i == index))
-        {
-            judge_gone(ctx, dst, line, apply, &mut found)?;
-        }
-    }
+            send(batch);
+            Ok(())
+        },
+        |item| match item {
+            Item::Listed { line, trust, .. } => Judged::Listed(judge_listed(
+                ctx,
+                dst,
+                line,
+                overwrite_changed,
+                *trust,
+                &shared,
+            )),
+            Item::Gone(line) => Judged::Gone(judge_gone(ctx, dst, line)),
+            Item::Defines(_) => Judged::Defines,
+        },
+        |judged| {
+            for (item, judged) in judged {
+                match (item, judged) {
+                    (
+                        Item::Listed {
+                            at, index, line, ..
+                        },
+                        Judged::Listed(verdict),
+                    ) => {
+                        settle_listed(&mut found, at, index, line, verdict, report.as_deref_mut());
+                    }
+                    // After a failed removal the rest are not tried; the error ends the pass.
+                    (Item::Gone(line), Judged::Gone(Some(gone))) if removal.is_ok() => {
+                        removal = settle_gone(ctx, &mut found, line, gone, apply);
+                    }
+                    (Item::Defines(line), _) => {
+                        if let (Some(report), Some(key), Some(counts)) =
+                            (report.as_deref_mut(), &line.key, &line.entries)
+                        {
+                            report.define(key, counts);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        },
+    );
+    read?;
+    removal?;
     for (at, seen) in seen.iter().enumerate() {
         if !seen && ctx.mine.binary_search(&at).is_ok() {
             found.counts.new += 1;
@@ -173,7 +324,125 @@ pub(super) fn catch_up(
         apply,
         &mut found,
     )?;
+    found.read.offset = reader.good_len;
+    found.read.index = index;
+    found.read.finals = finals;
     Ok(found)
+}
+
+/// How many lines the pool judges at a time.
+const BATCH: usize = 1024;
+
+/// Notes what a line tells of the shared files this shard wrote and of the passes so far.
+fn remember(
+    line: &Line,
+    ours: &mut HashMap<String, HashSet<String>>,
+    sessions: &mut Vec<(i64, bool)>,
+) {
+    if matches!(
+        line.event,
+        Event::Completed | Event::Conflict | Event::Copied
+    ) {
+        for record in line.memory.iter().flatten().filter(|r| is_shared(&r.path)) {
+            ours.entry(record.path.clone())
+                .or_default()
+                .insert(record.hash.clone());
+        }
+    }
+    match line.event {
+        Event::Session => sessions.push((line.read_at.unwrap_or(0), false)),
+        Event::Copied => {
+            if let Some(last) = sessions.last_mut() {
+                last.1 = true;
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Counts a listed run's verdict; a run found up to date keeps its line, which goes to the
+/// report, and a conflict gets a `conflict` line.
+fn settle_listed(
+    found: &mut CatchUp<'_>,
+    at: usize,
+    index: u64,
+    line: Line,
+    verdict: Verdict,
+    report: Option<&mut Builder>,
+) {
+    let run = line.run.clone().unwrap_or_default();
+    let counts = &mut found.counts;
+    match verdict {
+        Verdict::UpToDate => {
+            counts.up_to_date += 1;
+            found.done[at] = true;
+            if line.event == Event::Completed {
+                found.read.completed += 1;
+            }
+            if let Some(report) = report {
+                if let Err(problem) = report.add(&line) {
+                    found
+                        .read
+                        .problems
+                        .push(format!("the journal's line {index}: {problem}"));
+                }
+            }
+        }
+        Verdict::Changed => {
+            counts.changed += 1;
+            counts.note("changed", &run);
+        }
+        Verdict::New => {
+            counts.new += 1;
+            counts.note("new", &run);
+        }
+        Verdict::Retried => {
+            counts.retried += 1;
+            counts.note("retried", &run);
+        }
+        Verdict::Conflict(file, inputs_changed) => {
+            counts.conflicts += 1;
+            counts.note("conflicts", &run);
+            found.done[at] = true;
+            counts.kept.push(file.clone());
+            found.lines.push(conflict(line, &file, inputs_changed));
+        }
+    }
+}
+
+/// A run the journal has a final line for that is no longer in SRC (or in this shard of it):
+/// its outputs are removed (with `apply`) unless someone else changed them.
+fn settle_gone(
+    ctx: &Ctx,
+    found: &mut CatchUp<'_>,
+    line: Line,
+    gone: Gone,
+    apply: bool,
+) -> Result<(), MigrateError> {
+    let run = line.run.clone().unwrap_or_default();
+    match gone {
+        Gone::Conflict(file) => {
+            found.counts.conflicts += 1;
+            found.counts.note("conflicts", &run);
+            found.counts.kept.push(file.clone());
+            found.lines.push(conflict(line, &file, true));
+            return Ok(());
+        }
+        Gone::Removed(written) => {
+            if apply && written {
+                remove_own_outputs(ctx, &line)?;
+            }
+        }
+    }
+    found.counts.removed += 1;
+    found.counts.note("removed", &run);
+    found.lines.push(Line {
+        event: Event::Removed,
+        run: Some(run),
+        id: line.id,
+        ..Line::default()
+    });
+    Ok(())
 }
 
 /// The time windows of passes that stopped before journaling their copied documents (killed,
@@ -249,112 +518,87 @@ fn review_shared(
     Ok(())
 }
 
-/// A run of SRC with a final journal line.
+/// The verdict on a run of SRC with a final journal line, from stats of its inputs and
+/// outputs (and reads of the outputs whose stamps do not prove them intact).
 fn judge_listed(
     ctx: &Ctx,
     dst: &Dir,
-    line: Line,
-    at: usize,
+    line: &Line,
     overwrite_changed: bool,
     trust: Trust,
-    found: &mut CatchUp,
-) {
-    let run = line.run.clone().unwrap_or_default();
-    let counts = &mut found.counts;
+    shared: &SharedStamps,
+) -> Verdict {
     match line.event {
         Event::Completed | Event::Conflict => {}
-        Event::Removed => {
-            counts.new += 1;
-            counts.note("new", &run);
-            return;
-        }
-        _ => {
-            counts.retried += 1;
-            counts.note("retried", &run);
-            return;
-        }
+        Event::Removed => return Verdict::New,
+        _ => return Verdict::Retried,
     }
-    let inputs_changed = line
-        .inputs
-        .iter()
-        .flatten()
-        .any(|input| input_changed(ctx.store.files(), input, line.read_at.unwrap_or(i64::MAX)));
-    match outputs(ctx, dst, &line, trust.stamps) {
+    let run = line.run.as_deref().unwrap_or_default();
+    let read_at = line.read_at.unwrap_or(i64::MAX);
+    let inputs_changed = line.inputs.iter().flatten().any(|input| {
+        let now = if input.path == run || !is_shared(&input.path) {
+            ctx.store.files().stamp(Path::new(&input.path)).ok()
+        } else {
+            shared.stamp(ctx.store.files(), &input.path)
+        };
+        input_changed(now, input, read_at)
+    });
+    match outputs(ctx, dst, line, trust.stamps) {
         // A pass that stopped while converting the run again may have written it.
-        Outputs::Changed(_) if trust.in_flight => {
-            counts.retried += 1;
-            counts.note("retried", &run);
-        }
-        Outputs::Changed(file) if !overwrite_changed => {
-            counts.conflicts += 1;
-            counts.note("conflicts", &run);
-            found.done[at] = true;
-            found.counts.kept.push(file.clone());
-            found.lines.push(conflict(line, &file, inputs_changed));
-        }
-        Outputs::Changed(_) => {
-            counts.changed += 1;
-            counts.note("changed", &run);
-        }
-        _ if inputs_changed => {
-            counts.changed += 1;
-            counts.note("changed", &run);
-        }
-        Outputs::Damaged => {
-            counts.retried += 1;
-            counts.note("retried", &run);
-        }
-        Outputs::Intact => {
-            counts.up_to_date += 1;
-            found.done[at] = true;
-        }
+        Outputs::Changed(_) if trust.in_flight => Verdict::Retried,
+        Outputs::Changed(file) if !overwrite_changed => Verdict::Conflict(file, inputs_changed),
+        Outputs::Changed(_) => Verdict::Changed,
+        _ if inputs_changed => Verdict::Changed,
+        Outputs::Damaged => Verdict::Retried,
+        Outputs::Intact => Verdict::UpToDate,
     }
 }
 
-/// A run the journal has a final line for that is no longer in SRC (or in this shard of it).
-fn judge_gone(
-    ctx: &Ctx,
-    dst: &Dir,
-    line: Line,
-    apply: bool,
-    found: &mut CatchUp,
-) -> Result<(), MigrateError> {
-    let run = line.run.clone().unwrap_or_default();
+/// The verdict on a run gone from SRC whose last line is `line`: none when a pass removed its
+/// outputs already.
+fn judge_gone(ctx: &Ctx, dst: &Dir, line: &Line) -> Option<Gone> {
     match line.event {
-        Event::Removed => return Ok(()),
-        Event::Completed | Event::Conflict => {
-            if let Outputs::Changed(file) = outputs(ctx, dst, &line, false) {
-                found.counts.conflicts += 1;
-                found.counts.note("conflicts", &run);
-                found.counts.kept.push(file.clone());
-                found.lines.push(conflict(line, &file, true));
-                return Ok(());
-            }
-            if apply {
-                remove_own_outputs(ctx, &line)?;
-            }
-        }
-        _ => {}
+        Event::Removed => None,
+        Event::Completed | Event::Conflict => Some(match outputs(ctx, dst, line, false) {
+            Outputs::Changed(file) => Gone::Conflict(file),
+            _ => Gone::Removed(true),
+        }),
+        _ => Some(Gone::Removed(false)),
     }
-    found.counts.removed += 1;
-    found.counts.note("removed", &run);
-    found.lines.push(Line {
-        event: Event::Removed,
-        run: Some(run),
-        id: line.id,
-        ..Line::default()
-    });
-    Ok(())
 }
 
 /// Whether `input` differs from what the journal recorded: another stamp, a file that appeared
 /// or vanished, or a racily clean stamp (equal, but too close to the moment it was taken to
 /// prove the file unchanged).
-fn input_changed(src: &Dir, input: &Input, read_at: i64) -> bool {
-    match src.stamp(Path::new(&input.path)) {
-        Ok(now) => now != input.stamp || input.stamp.is_some_and(|s| s.racy(read_at)),
-        Err(_) => true,
+fn input_changed(now: Option<Option<Stamp>>, input: &Input, read_at: i64) -> bool {
+    match now {
+        Some(now) => now != input.stamp || input.stamp.is_some_and(|s| s.racy(read_at)),
+        None => true,
     }
+}
+
+/// The stamps of SRC's shared files (plans, end users) as this pass found them: each is taken
+/// once, not once for every run that names the file.
+#[derive(Default)]
+pub(super) struct SharedStamps(Mutex<HashMap<String, Option<Option<Stamp>>>>);
+
+impl SharedStamps {
+    /// The stamp of `path` in `src` (`Some(None)` for a missing file, `None` when it cannot be
+    /// taken), taken on the first call for the path.
+    fn stamp(&self, src: &Dir, path: &str) -> Option<Option<Stamp>> {
+        if let Some(known) = lock(&self.0).get(path) {
+            return *known;
+        }
+        let found = src.stamp(Path::new(path)).ok();
+        lock(&self.0).insert(path.to_owned(), found);
+        found
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// Whether the run's own outputs still have the stamps they had when written, so they are the

@@ -128,6 +128,52 @@ pub(crate) fn fed_by<B: Send, A: Default + Send, P>(
     (produced, folded)
 }
 
+/// Runs `produce` on the calling thread while `pool` judges the batches it sends, and gives
+/// each batch's items with their judgements to `apply` on the calling thread, batch after batch
+/// in the order sent. Returns what `produce` returned, once every batch has been applied. A
+/// panic in `judge` is raised here.
+pub(crate) fn judged_in_order<I: Send + Sync, J: Send, P>(
+    pool: &rayon::ThreadPool,
+    produce: impl FnOnce(&mut dyn FnMut(Vec<I>)) -> P,
+    judge: impl Fn(&I) -> J + Sync,
+    mut apply: impl FnMut(Vec<(I, J)>),
+) -> P {
+    use rayon::prelude::*;
+    std::thread::scope(|scope| {
+        // Two batches wait while one is judged: enough to keep the pool busy, few lines held.
+        let (to_judge, batches) = std::sync::mpsc::sync_channel::<Vec<I>>(2);
+        let (to_apply, judged) = std::sync::mpsc::channel::<Vec<(I, J)>>();
+        let judge = &judge;
+        let judging = scope.spawn(move || {
+            for batch in batches {
+                let judgements: Vec<J> = pool.install(|| batch.par_iter().map(judge).collect());
+                if to_apply
+                    .send(batch.into_iter().zip(judgements).collect())
+                    .is_err()
+                {
+                    break;
+                }
+            }
+        });
+        let produced = produce(&mut |batch| {
+            // Fails only once the judging thread panicked; that panic is raised below.
+            let _ = to_judge.send(batch);
+            while let Ok(done) = judged.try_recv() {
+                apply(done);
+            }
+        });
+        drop(to_judge);
+        // Ends when the judging thread has sent its last batch and ended.
+        for done in judged {
+            apply(done);
+        }
+        if let Err(payload) = judging.join() {
+            panic::resume_unwind(payload);
+        }
+        produced
+    })
+}
+
 /// Which item is next, and whether new chunks may start.
 #[derive(Default)]
 struct Claims {

@@ -668,6 +668,18 @@ impl Reader {
     }
 }
 
+impl Reader {
+    /// Opens a journal for reading from byte `offset`, the end of a line read before.
+    pub fn open_at(path: &Path, offset: u64) -> io::Result<Self> {
+        use std::io::{Seek, SeekFrom};
+        let mut file = File::open(path)?;
+        file.seek(SeekFrom::Start(offset))?;
+        let mut reader = Reader::new(BufReader::with_capacity(1 << 16, file));
+        reader.good_len = offset;
+        Ok(reader)
+    }
+}
+
 impl<R: BufRead> Reader<R> {
     /// Reads the journal held by `inner`.
     pub fn new(inner: R) -> Self {
@@ -773,20 +785,23 @@ impl Writer {
         Ok(writer)
     }
 
-    /// Opens an existing journal to append to it: takes the lock, then cuts a torn tail off (so
-    /// new lines never follow a partial one). Returns the writer and whether a tail was cut.
-    pub fn reopen(path: &Path) -> Result<(Self, bool), OpenError> {
+    /// Opens an existing journal to append to it, taking the lock. The caller reads it and cuts
+    /// a torn tail off ([`Writer::cut_to`]) before appending, so new lines never follow a
+    /// partial one.
+    pub fn reopen(path: &Path) -> Result<Self, OpenError> {
         let file = OpenOptions::new().read(true).append(true).open(path)?;
-        let writer = Writer::locked(file, path)?;
-        let mut reader = Reader::open(path)?;
-        while reader.next_line()?.is_some() {}
-        let len = writer.file.metadata()?.len();
-        let cut = reader.good_len < len;
+        Writer::locked(file, path)
+    }
+
+    /// Cuts the journal after its first `good_len` bytes, where a [`Reader`] found a torn or
+    /// invalid line, before anything is appended; whether there was anything after them.
+    pub fn cut_to(&self, good_len: u64) -> io::Result<bool> {
+        let cut = good_len < self.file.metadata()?.len();
         if cut {
             // O_APPEND: the next write goes to the new end.
-            writer.file.set_len(reader.good_len)?;
+            self.file.set_len(good_len)?;
         }
-        Ok((writer, cut))
+        Ok(cut)
     }
 
     fn locked(file: File, path: &Path) -> Result<Self, OpenError> {
@@ -1125,8 +1140,8 @@ mod tests {
         assert_eq!(lines[2], done);
         assert_eq!(read_header(&path).unwrap(), Some(header));
 
-        let (mut writer, cut) = Writer::reopen(&path).unwrap();
-        assert!(cut);
+        let mut writer = Writer::reopen(&path).unwrap();
+        assert!(writer.cut_to(reader.good_len).unwrap());
         assert_eq!(std::fs::metadata(&path).unwrap().len(), whole);
         writer
             .append(&[run_line(Event::Failed, "prun-b.json")], false)
@@ -1263,7 +1278,7 @@ mod tests {
             .unwrap();
         writer.append(&[naming("prun-c.json")], false).unwrap();
         drop(writer);
-        let (mut writer, _) = Writer::reopen(&path).unwrap();
+        let mut writer = Writer::reopen(&path).unwrap();
         writer.append(&[naming("prun-d.json")], false).unwrap();
         drop(writer);
 

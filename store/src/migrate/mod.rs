@@ -65,7 +65,7 @@ use std::time::Instant;
 use planrun_v2::check::Checker;
 
 pub use self::catch_up::CatchUpCounts;
-use self::journal::{Event, Line, MemoryRecord, OpenError, Reader, Writer, JOURNAL_FORMAT};
+use self::journal::{Event, Head, Line, MemoryRecord, OpenError, Reader, Writer, JOURNAL_FORMAT};
 use self::order::Ordered;
 use self::report::{BatchReport, Builder};
 use crate::fsio::{shard_temp_prefix, Dir};
@@ -496,7 +496,14 @@ pub fn migrate(opts: &Options, progress: &dyn Progress) -> Result<Summary, Migra
         let journal_path = dst.join(CONTROL_DIR).join(journal_name(opts.shard));
         let todo = if opts.resume && journal_path.is_file() {
             // What a catch-up would do, without writing: only the runs it would convert.
-            let found = catch_up::catch_up(&ctx, &journal_path, opts.overwrite_changed, false)?;
+            let found = catch_up::catch_up(
+                &ctx,
+                &journal_path,
+                opts.overwrite_changed,
+                false,
+                &pool,
+                None,
+            )?;
             builder.catch_up(found.counts);
             let undone: Vec<usize> = mine.iter().copied().filter(|&i| !found.done[i]).collect();
             ordered(&ctx, &undone, &pool, progress)
@@ -523,7 +530,7 @@ pub fn migrate(opts: &Options, progress: &dyn Progress) -> Result<Summary, Migra
         ..Line::default()
     };
     let start = prepare(&dst, &journal_path, &header, opts)?;
-    let (mut journal, resumed, journal_cut) = match start {
+    let (mut journal, resumed, mut journal_cut) = match start {
         Start::Fresh => {
             std::fs::create_dir_all(&control).map_err(io_err("cannot create", &control))?;
             let writer = open_err(Writer::create(&journal_path, &header), &journal_path)?;
@@ -539,8 +546,8 @@ pub fn migrate(opts: &Options, progress: &dyn Progress) -> Result<Summary, Migra
             (writer, false, false)
         }
         Start::Resume => {
-            let (writer, cut) = open_err(Writer::reopen(&journal_path), &journal_path)?;
-            (writer, true, cut)
+            let writer = open_err(Writer::reopen(&journal_path), &journal_path)?;
+            (writer, true, false)
         }
     };
     let temps_removed = if resumed {
@@ -549,10 +556,22 @@ pub fn migrate(opts: &Options, progress: &dyn Progress) -> Result<Summary, Migra
     } else {
         0
     };
+    let mut read_so_far = None;
     let done = if resumed {
-        let found = catch_up::catch_up(&ctx, &journal_path, opts.overwrite_changed, true)?;
+        let found = catch_up::catch_up(
+            &ctx,
+            &journal_path,
+            opts.overwrite_changed,
+            true,
+            &pool,
+            Some(&mut builder),
+        )?;
+        journal_cut = journal
+            .cut_to(found.read.offset)
+            .map_err(io_err("cannot write", &journal_path))?;
         builder.catch_up(found.counts);
         ctx.kept = found.kept;
+        read_so_far = Some(found.read);
         Some((found.done, found.lines))
     } else {
         None
@@ -635,7 +654,7 @@ pub fn migrate(opts: &Options, progress: &dyn Progress) -> Result<Summary, Migra
         verify(
             &ctx,
             &journal_path,
-            &mine,
+            read_so_far,
             &pool,
             &mut builder,
             opts.chunk_size,
@@ -1087,8 +1106,6 @@ struct FinalLines<'a> {
     /// The runs the journal has a final line for that are not in `runs` (gone from SRC, or of
     /// another shard), each with the index and event of its last final line.
     strays: std::collections::BTreeMap<String, (u64, Event)>,
-    /// The index of the last `session` line: the lines after it are this pass's.
-    last_session: u64,
     /// Whether every pass synced its outputs: after one under `--no-sync`, an output's stamp
     /// may have survived an OS crash that lost its bytes, so outputs are read, not trusted.
     stamps_trusted: bool,
@@ -1096,57 +1113,73 @@ struct FinalLines<'a> {
     /// for one not in `runs`): four bytes a line, so that a second reading of the journal finds
     /// each line's run without looking its name up again.
     places: Vec<u32>,
+    /// How many lines were read.
+    lines: u64,
 }
 
 impl<'a> FinalLines<'a> {
     /// In `places`: a run not in the listing (or at a place beyond `u32`).
     const ELSEWHERE: u32 = u32::MAX;
 
-    /// Reads only the lines' heads: the callers read the lines again in full, and stop where
-    /// one is invalid (a resume has cut those off; verify reports one). `runs` is in byte order,
+    /// Reads only the heads of the first `limit` lines: the callers read the lines again in
+    /// full, and stop where one is invalid. `runs` is in byte order,
     /// as a [`Listing`](crate::store::Listing) is.
-    fn read(journal: &Path, runs: &'a Names) -> Result<Self, MigrateError> {
-        let mut found = FinalLines {
+    fn read(journal: &Path, runs: &'a Names, limit: u64) -> Result<Self, MigrateError> {
+        let mut found = FinalLines::new(runs);
+        let mut reader = Reader::open(journal).map_err(io_err("cannot read", journal))?;
+        let mut index = 0u64;
+        while index < limit {
+            let Some(line) = reader.next_head().map_err(io_err("cannot read", journal))? else {
+                break;
+            };
+            index += 1;
+            found.absorb(line, index);
+        }
+        found.lines = index;
+        Ok(found)
+    }
+
+    /// Nothing read yet.
+    fn new(runs: &'a Names) -> Self {
+        FinalLines {
             runs,
             last: vec![0; runs.len()],
             in_flight: vec![false; runs.len()],
-            last_session: 0,
             stamps_trusted: true,
             strays: std::collections::BTreeMap::new(),
             places: Vec::new(),
-        };
-        let mut reader = Reader::open(journal).map_err(io_err("cannot read", journal))?;
-        let mut index = 0u64;
-        while let Some(line) = reader.next_head().map_err(io_err("cannot read", journal))? {
-            index += 1;
-            if line.event == Event::Session {
-                found.last_session = index;
-                found.stamps_trusted &= line.synced != Some(false);
-            }
-            if line.event == Event::Started {
-                if let Some(at) = line.run.as_deref().and_then(|run| runs.position(run)) {
-                    found.in_flight[at] = true;
-                }
-                continue;
-            }
-            if !line.is_final() {
-                continue;
-            }
-            let at = line.run.as_deref().and_then(|run| runs.position(run));
-            if let Some(at) = at {
-                found.in_flight[at] = false;
-            }
-            match (at, line.run) {
-                (Some(at), _) => found.last[at] = index,
-                (None, Some(run)) => {
-                    found.strays.insert(run, (index, line.event));
-                }
-                (None, None) => {}
-            }
-            let place = at.and_then(|at| u32::try_from(at).ok());
-            found.places.push(place.unwrap_or(Self::ELSEWHERE));
+            lines: 0,
         }
-        Ok(found)
+    }
+
+    /// Takes in the journal's line `index`, read after every line before it.
+    fn absorb(&mut self, line: Head, index: u64) {
+        let runs = self.runs;
+        if line.event == Event::Session {
+            self.stamps_trusted &= line.synced != Some(false);
+        }
+        if line.event == Event::Started {
+            if let Some(at) = line.run.as_deref().and_then(|run| runs.position(run)) {
+                self.in_flight[at] = true;
+            }
+            return;
+        }
+        if !line.is_final() {
+            return;
+        }
+        let at = line.run.as_deref().and_then(|run| runs.position(run));
+        if let Some(at) = at {
+            self.in_flight[at] = false;
+        }
+        match (at, line.run) {
+            (Some(at), _) => self.last[at] = index,
+            (None, Some(run)) => {
+                self.strays.insert(run, (index, line.event));
+            }
+            (None, None) => {}
+        }
+        let place = at.and_then(|at| u32::try_from(at).ok());
+        self.places.push(place.unwrap_or(Self::ELSEWHERE));
     }
 
     /// The first run (by name) the journal settles that is not in `runs` and whose outputs a
@@ -1160,9 +1193,14 @@ impl<'a> FinalLines<'a> {
 
     /// A reading of the journal's lines again, in order, that tells which settle a run.
     fn in_journal_order(&self) -> InJournalOrder<'_, 'a> {
+        self.in_journal_order_after(0)
+    }
+
+    /// [`FinalLines::in_journal_order`] from the line after the first `finals` final lines.
+    fn in_journal_order_after(&self, finals: usize) -> InJournalOrder<'_, 'a> {
         InJournalOrder {
             lines: self,
-            next: 0,
+            next: finals,
         }
     }
 }
@@ -1455,17 +1493,35 @@ fn check_files(dst: &Dir, line: &Line) -> Result<Vec<u8>, String> {
 
 /// The verify pass: every run of the shard has a final journal line; every completed run's
 /// output is re-read from disk and checked. Feeds the report; returns how many outputs passed.
-fn verify(
-    ctx: &Ctx,
+/// After a catch-up (`so_far`), only the lines after those it read are read: it checked and
+/// reported the outputs of the runs it found up to date.
+fn verify<'a>(
+    ctx: &Ctx<'a>,
     journal: &Path,
-    mine: &[usize],
+    so_far: Option<catch_up::ReadSoFar<'a>>,
     pool: &rayon::ThreadPool,
     builder: &mut Builder,
     chunk_size: usize,
     progress: &dyn Progress,
 ) -> Result<u64, MigrateError> {
-    let last = FinalLines::read(journal, ctx.runs)?;
-    let mut problems: Vec<String> = Vec::new();
+    let so_far = so_far.unwrap_or_else(|| catch_up::ReadSoFar {
+        finals: FinalLines::new(ctx.runs),
+        offset: 0,
+        index: 0,
+        completed: 0,
+        problems: Vec::new(),
+    });
+    let mut last = so_far.finals;
+    let finals_before = last.places.len();
+    let mut reader =
+        Reader::open_at(journal, so_far.offset).map_err(io_err("cannot read", journal))?;
+    let mut index = so_far.index;
+    while let Some(line) = reader.next_head().map_err(io_err("cannot read", journal))? {
+        index += 1;
+        last.absorb(line, index);
+    }
+    let mine = ctx.mine;
+    let mut problems: Vec<String> = so_far.problems;
     let outside =
         (0..ctx.runs.len()).find(|i| last.last[*i] != 0 && mine.binary_search(i).is_err());
     let outside = outside.map(|i| ctx.runs.get(i));
@@ -1480,13 +1536,13 @@ fn verify(
             "{unsettled} run(s) of the shard have no final journal line"
         ));
     }
-    let mut settling = last.in_journal_order();
-    let mut reader = Reader::open(journal).map_err(io_err("cannot read", journal))?;
-    let mut index = 0u64;
+    let mut settling = last.in_journal_order_after(finals_before);
+    let mut reader =
+        Reader::open_at(journal, so_far.offset).map_err(io_err("cannot read", journal))?;
+    let mut index = so_far.index;
     let mut batch: Vec<Line> = Vec::with_capacity(chunk_size);
-    let mut verified = 0u64;
-    let mut completed = 0u64;
-    let mut earlier = 0u64;
+    let mut verified = so_far.completed;
+    let mut completed = so_far.completed;
     let check = |line: &Line| {
         let bytes = check_files(ctx.sink.dir(), line)?;
         check_output(ctx, &bytes, line.id.as_deref().unwrap_or(""))
@@ -1515,12 +1571,6 @@ fn verify(
                 }
                 if line.event == Event::Completed {
                     completed += 1;
-                    // An output of an earlier pass was found intact by this pass's catch-up (by
-                    // its stamps, or read and hashed): it is not checked again.
-                    if index < last.last_session {
-                        earlier += 1;
-                        continue;
-                    }
                     batch.push(line);
                     if batch.len() == chunk_size {
                         if progress.cancelled() {
@@ -1545,7 +1595,6 @@ fn verify(
         },
     );
     read?;
-    verified += earlier;
     let mut failed = Vec::new();
     for (passed, failures) in checked {
         verified += passed;
@@ -1611,7 +1660,7 @@ mod tests {
         let runs: Names = ["a.json", "b.json", "c.json", "with \"escape\".json"]
             .into_iter()
             .collect();
-        let found = FinalLines::read(&journal, &runs).unwrap();
+        let found = FinalLines::read(&journal, &runs, u64::MAX).unwrap();
         assert_eq!(found.last, [7, 5, 11, 12]);
         assert_eq!(found.stray(), Some("stray.json"));
         let mut again = found.in_journal_order();
@@ -1745,7 +1794,7 @@ mod tests {
             .join(CONTROL_DIR)
             .join(journal_name(None));
         let names = list_store(&store).unwrap().runs;
-        let last = FinalLines::read(&journal, &names).unwrap();
+        let last = FinalLines::read(&journal, &names, u64::MAX).unwrap();
         assert_eq!(
             last.last.iter().filter(|&&at| at != 0).count(),
             2,

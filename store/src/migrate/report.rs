@@ -133,7 +133,7 @@ pub struct Ignored {
 }
 
 /// Builds a report from the final journal line of every run.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Builder {
     report: BatchReport,
     src_dir: String,
