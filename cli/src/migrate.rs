@@ -144,7 +144,7 @@ pub(crate) fn run(globals: &Globals, args: Args) -> anyhow::Result<Outcome> {
         config: load_config(args.config.as_deref())?,
         target: match args.to {
             To::V2 => Target::V2,
-            To::R6 => Target::R6,
+            To::R6 => Target::Head,
         },
         overwrite_changed: args.overwrite_changed,
     };

@@ -563,7 +563,7 @@ fn migrate<'py>(
 ) -> PyResult<Bound<'py, PyAny>> {
     let target = match to.to_ascii_lowercase().as_str() {
         "v2" => Target::V2,
-        "r6" => Target::R6,
+        "r6" => Target::Head,
         _ => {
             return Err(PyValueError::new_err(format!(
                 "to={to:?}: expected \"v2\" (PlanRunV2 files) or \"r6\" (a store the SDK at HEAD \

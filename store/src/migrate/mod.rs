@@ -164,10 +164,10 @@ pub enum Target {
     /// One `PlanRunV2` file per run (and the agent-memory files it refers to).
     #[default]
     V2,
-    /// A `DiskFileStorage` store the SDK at HEAD loads completely: each run, plan, end user and
-    /// agent-memory file exactly as HEAD writes it, and `.planrun/residue/<run id>.json` for
-    /// what HEAD cannot hold.
-    R6,
+    /// A `DiskFileStorage` store the SDK at HEAD (wire version R6) loads completely: each run,
+    /// plan, end user and agent-memory file exactly as HEAD writes it, and
+    /// `.planrun/residue/<run id>.json` for what HEAD cannot hold. `--to r6` on the command line.
+    Head,
 }
 
 impl Target {
@@ -175,7 +175,7 @@ impl Target {
     pub fn as_str(self) -> &'static str {
         match self {
             Target::V2 => "v2",
-            Target::R6 => "r6",
+            Target::Head => "r6",
         }
     }
 }
@@ -447,9 +447,9 @@ pub fn migrate(opts: &Options, progress: &dyn Progress) -> Result<Summary, Migra
     // A HEAD store's copy of the documents lists these itself (`head::copy_documents`).
     let strangers = match opts.target {
         Target::V2 => not_documents(&DiskStore::new(&src), &listing.documents, opts.shard),
-        Target::R6 => Vec::new(),
+        Target::Head => Vec::new(),
     };
-    if opts.target != Target::R6 {
+    if opts.target != Target::Head {
         // Only a HEAD store copies the store's other documents; a V2 store reads plans and end
         // users by the ids its runs name, so their names (2 MB at 100,000 runs) are not kept.
         listing.documents = Names::default();
@@ -614,7 +614,7 @@ pub fn migrate(opts: &Options, progress: &dyn Progress) -> Result<Summary, Migra
     progress.begin(todo.places().len() as u64, skipped);
     convert_all(&ctx, opts, &todo, &pool, &mut journal, &dst_dir, progress)?;
     drop(todo);
-    if opts.target == Target::R6 {
+    if opts.target == Target::Head {
         let copied = head::copy_documents(
             &ctx.store,
             &ctx.sink,
@@ -1276,7 +1276,7 @@ fn work(ctx: &Ctx, index: usize) -> Result<Line, MigrateError> {
         ..Line::default()
     };
     let outcome = match result.outcome {
-        Ok(out) if ctx.target == Target::R6 => {
+        Ok(out) if ctx.target == Target::Head => {
             match head::outputs(&ctx.store, &ctx.refs, &path, &out) {
                 Ok(mut at_head) => {
                     // A shared file someone else changed in DST is kept, not written.
@@ -1455,7 +1455,7 @@ fn check_document(checker: &Checker, bytes: &[u8], id: &str) -> Result<(), Strin
 fn check_output(ctx: &Ctx, bytes: &[u8], id: &str) -> Result<(), String> {
     match ctx.target {
         Target::V2 => check_document(&ctx.checker, bytes, id),
-        Target::R6 => head::check_document(bytes, id),
+        Target::Head => head::check_document(bytes, id),
     }
 }
 
