@@ -9,7 +9,7 @@
 //!    and why), and each rule must explain exactly the documents it says it does. A new
 //!    disagreement, or a rule that no longer explains what it claims, fails the test.
 
-#[path = "../../legacy/tests/common/corpus.rs"]
+#[path = "../legacy/tests/common/corpus.rs"]
 mod corpus;
 
 use std::collections::BTreeMap;

@@ -9,8 +9,7 @@
 //! there (`valid/*.json`, `run_context/*.json` (generated `RunContext` descriptors),
 //! `rejected/*.json` and `rejected/cases.json`), for pydantic, Ajv and the TypeScript reader.
 
-#[path = "../converter/tests/common/mod.rs"]
-mod common;
+use crate::converter_common as common;
 
 use std::path::{Path, PathBuf};
 

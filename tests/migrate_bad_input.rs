@@ -5,7 +5,7 @@
 //! class, the good runs still migrate, the exit code is 1, nothing is written outside DST and
 //! SRC is unchanged.
 
-mod migrate_support;
+use crate::migrate_support;
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;

@@ -3,7 +3,7 @@
 //! file (a batch gives the bytes of singles); SRC is unchanged (inputs are never written); `--jobs 1` and `--jobs 2` write the same tree; shards
 //! together write what one migration writes, and their reports merge into its report.
 
-mod migrate_support;
+use crate::migrate_support;
 
 use std::path::Path;
 

@@ -3,7 +3,7 @@
 //! byte-identical to an uninterrupted migration's, with no temp or partial file. At every kill,
 //! each run the journal calls `completed` already has its whole output in place.
 
-mod migrate_support;
+use crate::migrate_support;
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -254,6 +254,35 @@ fn a_killed_migration_resumes_to_the_bytes_of_an_uninterrupted_one() {
         "only this shard's temps are removed"
     );
     std::fs::remove_file(sibling).unwrap();
+    assert!(tree(&dst, &[".planrun"]) == reference);
+
+    // A damaged line in the middle of the journal whose head still reads (its rest does not):
+    // the journal ends before it, so the runs it and the later lines settled are converted
+    // again, and DST is still the reference.
+    let journal_path = dst.join(".planrun/journal.jsonl");
+    let text = std::fs::read_to_string(&journal_path).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let (at, _) = lines
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| l.starts_with(r#"{"event":"completed","run":""#))
+        .nth(2000)
+        .expect("3000 completed lines");
+    let later = lines[at..]
+        .iter()
+        .filter(|l| l.starts_with(r#"{"event":"completed""#))
+        .count();
+    let mut damaged: Vec<String> = lines.iter().map(|l| (*l).to_owned()).collect();
+    damaged[at] = damaged[at].replacen(r#""class":""#, r#""class":"x"#, 1);
+    assert_ne!(damaged[at], lines[at]);
+    std::fs::write(&journal_path, damaged.join("\n") + "\n").unwrap();
+    let resumed = run(args(&[&"migrate", &store, &"--out", &dst, &"--resume"]));
+    assert_eq!(code(&resumed), 0, "{}", show(&resumed));
+    let said = String::from_utf8_lossy(&resumed.stdout);
+    assert!(said.contains("a torn journal line cut off"), "{said}");
+    let report = json(&dst.join(".planrun/report.json"));
+    assert_eq!(report["catch_up"]["new"], later as u64, "{report}");
+    assert_eq!(report["verified"], 3000);
     assert!(tree(&dst, &[".planrun"]) == reference);
 
     // A completed output that was damaged afterwards is redone on resume.

@@ -5,7 +5,7 @@
 //! overwritten unless asked, and is reported; a run rewritten while it is read is never written
 //! from a torn read.
 
-mod migrate_support;
+use crate::migrate_support;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -388,7 +388,7 @@ fn a_catch_up_killed_midway_resumes_to_a_fresh_migration() {
     }
     let last = migrate(&src, &dst, &["--to", "r6", "--resume"]);
     assert_eq!(code(&last), 0, "{}", show(&last));
-    assert!(temp_files(&dst).is_empty());
+    assert!(temp_files(&dst).is_empty(), "{:?}", temp_files(&dst));
     let want = fresh(&src, tmp.path(), "r6");
     let got = tree(&dst, &[".planrun"]);
     assert!(got == want, "{}", first_difference(&want, &got));

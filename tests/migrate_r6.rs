@@ -4,7 +4,7 @@
 //! `DiskFileStorage` lists every run, loads every run, plan and end user, reads every
 //! agent-memory value, and saves each file back byte for byte.
 
-mod migrate_support;
+use crate::migrate_support;
 
 use std::path::{Path, PathBuf};
 

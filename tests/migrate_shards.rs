@@ -9,7 +9,7 @@
 //! The kills are seeded: `PLANRUN_SHARD_SEEDS=7,8,9` replays (or adds) seeds; by default three
 //! fixed seeds run. A failure names its seed.
 
-mod migrate_support;
+use crate::migrate_support;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs::File;

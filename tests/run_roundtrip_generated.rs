@@ -1,8 +1,7 @@
 //! The run round trip (and the plan round trip through the run) over generated stores: every run of every version that
 //! `planrun gen` makes from a random seed round-trips with every difference reported.
 
-#[path = "../converter/tests/common/mod.rs"]
-mod common;
+use crate::converter_common as common;
 
 use planrun_converter::upgrade::resolve_config;
 use planrun_gen::{generate, GenOptions};

@@ -1,7 +1,7 @@
 //! The config's loss report says each thing once: one entry for the config as a whole, one per
 //! secret the file held in clear; snapshots of the report of every corpus config file.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

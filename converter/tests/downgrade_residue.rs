@@ -6,7 +6,7 @@
 //! `Variable.value` entries but had lost the marker that the plan had no `plan_inputs` was
 //! downgraded to a plan the legacy reader calls contradictory.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

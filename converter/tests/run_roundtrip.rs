@@ -2,7 +2,7 @@
 //! difference is named by the loss report. Also the snapshots of every corpus run's V2 document
 //! and loss report (one pair per input, the real wire bytes).
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

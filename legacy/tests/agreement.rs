@@ -8,10 +8,7 @@
 //! them, hand-made invalid and lax documents per type, and generated documents (the shared
 //! `planrun_legacy::strategies`), their lax spellings and their mutants.
 
-mod common {
-    pub(crate) mod corpus;
-    pub(crate) mod props;
-}
+use crate::common;
 
 use std::fmt::Debug;
 use std::panic::AssertUnwindSafe;

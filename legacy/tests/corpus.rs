@@ -1,9 +1,7 @@
 //! Law 1 over the real corpus: every document the SDK wrote is detected as what its manifest says
 //! and re-emitted byte for byte, and `read` (which skips that check) reads it as `parse` does.
 
-mod common {
-    pub(crate) mod corpus;
-}
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::path::Path;

@@ -4,10 +4,7 @@
 //! document, every hand-made case, generated documents of every version, and every single-edit
 //! mutant of those, in the SDK's layout and compact.
 
-mod common {
-    pub(crate) mod corpus;
-    pub(crate) mod props;
-}
+use crate::common;
 
 use std::path::Path;
 

@@ -8,9 +8,7 @@
 //! agreement tests; what they write, per version, is described there. The last two tests check
 //! that they cover what they claim.
 
-mod common {
-    pub(crate) mod props;
-}
+use crate::common;
 
 use common::props::config;
 use planrun_legacy::json::to_sdk_json;

@@ -7,9 +7,7 @@
 //!   (`head::run`, `head::plan`: the form every file of a HEAD store is written in);
 //! * at every version it never panics and a failure or an unread file says why.
 
-mod common {
-    pub(crate) mod props;
-}
+use crate::common;
 
 use common::props::config;
 use planrun_legacy::json::to_sdk_json;

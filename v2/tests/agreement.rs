@@ -1,6 +1,6 @@
 //! Law 4: for every document, serde accepts it if and only if the published schema does.
 
-mod common;
+use crate::common;
 
 use common::{at, corpus, each, fixture_run, fixture_run_context, schema};
 use planrun_v2::agreement::{assert_agreement, assert_agreement_for, mutants, Agreement};

@@ -1,6 +1,6 @@
 //! The SDK's own EndUser and Config files are V2 documents as they stand.
 
-mod common;
+use crate::common;
 
 use common::{corpus, corpus_text, to_sdk_json};
 use planrun_v2::{Config, EndUser, GenerativeModelsConfig, LlmProvider, Secret, REDACTED};

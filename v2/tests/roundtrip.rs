@@ -1,6 +1,6 @@
 //! Writing then reading gives the same value back, and writing is stable byte for byte.
 
-mod common;
+use crate::common;
 
 use common::{fixture_run, fixture_run_context};
 use planrun_v2::{PlanRunV2, RunContext};

@@ -1,7 +1,5 @@
 //! The published schemas: snapshots, headers, tags as `const`, and the "every key required" rule.
 
-mod common;
-
 use planrun_v2::agreement::assert_valid_schema;
 use planrun_v2::{schemas, SCHEMA_BASE_URL};
 use serde_json::Value;

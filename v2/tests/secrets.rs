@@ -1,6 +1,6 @@
 //! Secrets are never shown or written in clear, whatever the input held.
 
-mod common;
+use crate::common;
 
 use common::{corpus, corpus_text, fixture_run};
 use planrun_v2::{redact_url, Config, PlanRunV2, RedactedUrl, Secret, REDACTED};
