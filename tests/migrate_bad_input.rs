@@ -367,6 +367,35 @@ fn a_resume_after_a_run_left_src_removes_its_output_and_says_so() {
     assert_eq!(tree(&dst, &[".planrun"]), tree(&fresh, &[".planrun"]));
 }
 
+/// `--quiet` prints only the failures, one line each on stderr, as the text summary words them.
+#[test]
+fn quiet_prints_each_failure_and_nothing_else() {
+    let tmp = tempfile::tempdir().unwrap();
+    let store = tmp.path().join("store");
+    copy_dir(&example_store(), &store);
+    let broken = "prun-00000000-0000-4000-8000-000000000001.json";
+    std::fs::write(store.join(broken), "{\"id\": ").unwrap();
+    let dst = tmp.path().join("dst");
+    let quiet = run(args(&[&"migrate", &store, &"--out", &dst, &"--quiet"]));
+    assert_eq!(code(&quiet), 1, "{}", show(&quiet));
+    assert!(quiet.stdout.is_empty(), "{}", show(&quiet));
+    let said = String::from_utf8(quiet.stderr.clone()).unwrap();
+    let lines: Vec<&str> = said.lines().collect();
+    assert_eq!(lines.len(), 1, "{said}");
+    assert!(
+        lines[0].contains(broken) && lines[0].contains(": rejected (syntax)"),
+        "{said}"
+    );
+    let full = run(args(&[
+        &"migrate",
+        &store,
+        &"--out",
+        &tmp.path().join("full"),
+    ]));
+    let summary = String::from_utf8(full.stdout).unwrap();
+    assert!(summary.lines().any(|l| l == lines[0]), "{summary}");
+}
+
 #[test]
 fn a_src_with_no_run_file_is_a_usage_error_and_dst_is_not_created() {
     // A wrong SRC (a fresh directory, a store's parent) used to migrate "0 runs" and exit 0.

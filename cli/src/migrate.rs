@@ -180,16 +180,10 @@ fn print(globals: &Globals, summary: &Summary, json: &str) -> anyhow::Result<()>
     match globals.format {
         Format::Json => out.write_all(json.as_bytes())?,
         Format::Text if globals.quiet => {
-            // Errors only: the rejected and blocked runs.
-            let text = summary.report.to_text();
-            let mut err = std::io::stderr().lock();
-            for line in text.lines().filter(|l| {
-                [": rejected (", ": blocked (", ": in_flux (", " (conflict) "]
-                    .iter()
-                    .any(|mark| l.contains(mark))
-            }) {
-                writeln!(err, "{line}")?;
-            }
+            // Errors only: the runs that failed and the kept conflicts.
+            std::io::stderr()
+                .lock()
+                .write_all(summary.report.failures_text().as_bytes())?;
         }
         Format::Text => {
             if summary.resumed {

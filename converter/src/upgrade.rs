@@ -79,14 +79,39 @@ pub struct Converted {
     pub report: LossReport,
 }
 
+/// What a blocked run is missing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Missing {
+    /// Its plan file.
+    Plan,
+    /// An agent-memory file one of its outputs refers to.
+    AgentMemory,
+}
+
+impl Missing {
+    /// Its name in messages.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Missing::Plan => "plan",
+            Missing::AgentMemory => "agent-memory file",
+        }
+    }
+}
+
+impl std::fmt::Display for Missing {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// Why a run was not converted.
 #[derive(Debug, thiserror::Error)]
 pub enum ConvertError {
     /// A referenced file is missing.
     #[error("blocked: {what} {missing} not found")]
     Blocked {
-        /// What is missing (`plan`, `agent-memory file`).
-        what: &'static str,
+        /// What is missing.
+        what: Missing,
         /// The file name or relative path that was looked for.
         missing: String,
     },
@@ -243,7 +268,7 @@ fn convert(
         }
         PlanSource::NotSearched => {
             return Err(ConvertError::Blocked {
-                what: "plan",
+                what: Missing::Plan,
                 missing: format!("{}.json", run.plan_id),
             })
         }
@@ -306,7 +331,7 @@ fn convert(
             if let Output::AgentMemory(memory) = output {
                 if !exists(&memory.plan_run_id.to_string(), &memory.output_name) {
                     return Err(ConvertError::Blocked {
-                        what: "agent-memory file",
+                        what: Missing::AgentMemory,
                         missing: format!("{}/{}.json", memory.plan_run_id, memory.output_name),
                     });
                 }

@@ -3,7 +3,9 @@
 
 use std::path::Path;
 
-use planrun_converter::upgrade::{resolve_config, upgrade, ConvertError, PlanSource, Sources};
+use planrun_converter::upgrade::{
+    resolve_config, upgrade, ConvertError, Missing, PlanSource, Sources,
+};
 use planrun_legacy::{parse, LegacyDocument};
 
 fn store(name: &str) -> planrun_legacy::Parsed {
@@ -28,7 +30,7 @@ fn a_missing_plan_blocks_the_run_and_names_the_file() {
     };
     match upgrade(&sources) {
         Err(ConvertError::Blocked { what, missing }) => {
-            assert_eq!(what, "plan");
+            assert_eq!((what, what.to_string().as_str()), (Missing::Plan, "plan"));
             assert_eq!(missing, "plan-4e0d7052-6f81-4c23-9e4f-5a6b7c8d9ea4.json");
         }
         other => panic!("expected blocked, got {other:?}"),
@@ -56,7 +58,10 @@ fn a_missing_agent_memory_file_blocks_the_run_and_names_the_path() {
     };
     match upgrade(&sources) {
         Err(ConvertError::Blocked { what, missing }) => {
-            assert_eq!(what, "agent-memory file");
+            assert_eq!(
+                (what, what.to_string().as_str()),
+                (Missing::AgentMemory, "agent-memory file")
+            );
             assert_eq!(
                 missing,
                 "prun-5d9a1f4c-6e7b-4c8d-8f9a-1b2c3d4e5f60/$report.json"

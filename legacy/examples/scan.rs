@@ -1,6 +1,10 @@
 //! Scans a DiskFileStorage directory: what each file is, which versions could have written it,
 //! and whether it re-emits byte for byte. Exit code 0 when every file was read, 1 when some were
 //! rejected, 2 on a usage or I/O error.
+#![allow(
+    clippy::print_stdout,
+    reason = "a command-line example: its output is what it prints"
+)]
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;

@@ -53,7 +53,7 @@ pub(crate) fn failure_error(py: Python<'_>, run: &Path, failure: &Failure) -> Py
         pointer: failure.pointer.clone(),
         line: failure.line,
         column: failure.column,
-        kind: failure.kind.clone(),
+        kind: failure.kind.as_str().to_owned(),
         message: failure.message.clone(),
         run: run.to_string_lossy().into_owned(),
     };

@@ -451,7 +451,7 @@ fn downgrade(
                 pointer: None,
                 line: 0,
                 column: 0,
-                kind: "missing_agent_memory".to_owned(),
+                kind: planrun_store::FailureKind::MissingAgentMemory,
                 message: format!(
                     "agent-memory file {missing} not found; the SDK could not load that output's value (give store= or agent_memory=)"
                 ),

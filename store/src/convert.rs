@@ -25,11 +25,11 @@ use planrun_converter::plan_from_legacy;
 use planrun_converter::report::{EntryKind, LossReport};
 use planrun_converter::residue::{residue_path, Residue};
 use planrun_converter::upgrade::{
-    upgrade_at, upgrade_sharing_plan, ConvertError, PlanSource, Sources,
+    upgrade_at, upgrade_sharing_plan, ConvertError, Converted, Missing, PlanSource, Sources,
 };
 use planrun_converter::PlanConversion;
 use planrun_legacy::json::{from_tree, located, parse_value};
-use planrun_legacy::{DocKind, ErrorKind, LegacyDocument, Parsed, Plan, VersionSet};
+use planrun_legacy::{DocKind, ErrorKind, LegacyDocument, LegacyRun, Parsed, Plan, VersionSet};
 use planrun_v2::render::{self, Rendered, Shared};
 use planrun_v2::{PlanRunV2, PlanV2};
 use serde_json::Value;
@@ -39,7 +39,7 @@ use crate::disk::{io_failure, DiskStore};
 use crate::fsio::read_nofollow;
 use crate::loss::{RunReport, SharedEntries};
 use crate::names::{is_run_file_name, run_key, safe_component};
-use crate::outcome::{Class, Failure, MemoryFile, RunOutput, RunResult};
+use crate::outcome::{Class, Failure, FailureKind, MemoryFile, RunOutput, RunResult};
 use crate::stamp::{Input, Stamp};
 use crate::store::{Doc, Stamped, Store};
 
@@ -77,8 +77,11 @@ pub fn convert_entry(
     let (bytes, stamp) = match store.read_stamped(Doc::Run(name)) {
         Ok(Some(found)) => found,
         Ok(None) => {
-            let failure =
-                Failure::rejected(&origin, "io", "cannot read: the store has no such run");
+            let failure = Failure::rejected(
+                &origin,
+                FailureKind::Io,
+                "cannot read: the store has no such run",
+            );
             return unread(&origin, failure);
         }
         Err(failure) => return unread(&origin, failure),
@@ -292,7 +295,7 @@ pub(crate) fn check_end_user_id(origin: &Path, external_id: &str) -> Result<(), 
     safe_component(external_id).map_err(|why| {
         Failure::rejected(
             origin,
-            "unsafe_name",
+            FailureKind::UnsafeName,
             format!("the end-user id {external_id:?} cannot name a file in the store: {why}"),
         )
     })
@@ -330,7 +333,11 @@ fn convert_in(
         path: origin.to_owned(),
         bytes_in: bytes.len() as u64,
         source_version: None,
-        outcome: Err(Failure::rejected(origin, "internal", "not converted")),
+        outcome: Err(Failure::rejected(
+            origin,
+            FailureKind::Internal,
+            "not converted",
+        )),
         inputs: Vec::new(),
     };
     let name = file_name.filter(|n| is_run_file_name(n));
@@ -404,6 +411,168 @@ struct Reading {
     inputs: Vec<Input>,
 }
 
+/// The output of a converted run: its loss report (the config's entries and the plan's shared,
+/// not copied) and its bytes, rendered with the plan's and config's shared parts.
+fn run_output(
+    converted: Converted,
+    shared_plan: Option<(usize, &PlanConverted)>,
+    plan_converted: Option<&PlanConverted>,
+    config: &ResolvedConfig,
+    agent_memory: Vec<MemoryFile>,
+) -> RunOutput {
+    let id = converted.run.id.clone();
+    let mut report = RunReport::default();
+    report.share(config.shared_report());
+    match shared_plan {
+        Some((at, plan)) => {
+            let mut before = converted.report;
+            let after = before.entries.split_off(at);
+            report.extend(before);
+            report.share(&plan.entries);
+            report.extend(LossReport { entries: after });
+        }
+        None => report.extend(converted.report),
+    }
+    // Most documents fit the first buffer: growing one by doubling copied it six times.
+    let mut text = Vec::with_capacity(16 * 1024);
+    let shared = Shared {
+        plan: plan_converted.map(|plan| &plan.rendered),
+        config: Some(config.rendered()),
+    };
+    render::to_vec_pretty(&mut text, &converted.run, shared).expect("V2 runs are JSON");
+    text.push(b'\n');
+    RunOutput {
+        class: if report.has_loss() {
+            Class::ConvertedWithLoss
+        } else {
+            Class::Converted
+        },
+        id,
+        bytes: text,
+        report,
+        agent_memory,
+    }
+}
+
+/// The run's end user as the store holds it (through the cache), recorded among the inputs;
+/// `None` without a store.
+fn read_end_user(
+    store: Option<(&dyn Store, &References)>,
+    origin: &Path,
+    end_user_id: &str,
+    inputs: &mut Vec<Input>,
+) -> Result<Option<Held<Referenced>>, Failure> {
+    let Some((store, refs)) = store else {
+        return Ok(None);
+    };
+    check_end_user_id(origin, end_user_id)?;
+    let read = refs.end_user(store, end_user_id);
+    inputs.push(Input {
+        path: format!("{end_user_id}.json"),
+        stamp: read.stamp,
+    });
+    Ok(Some(read))
+}
+
+/// The run `parsed` holds, whose id must be the one its file `name` (when given) says.
+fn named_run<'p>(
+    parsed: &'p Parsed,
+    origin: &Path,
+    name: Option<&str>,
+) -> Result<&'p LegacyRun, Failure> {
+    let Some(run) = parsed.as_run() else {
+        return Err(Failure::rejected(
+            origin,
+            FailureKind::NotARun,
+            format!(
+                "not a run but a {} document",
+                parsed.detection.kind.as_str()
+            ),
+        ));
+    };
+    if let Some(name) = name {
+        match run.id() {
+            Some(id) if format!("{id}.json") == name => {}
+            Some(id) => {
+                return Err(Failure::rejected(
+                    origin,
+                    FailureKind::IdMismatch,
+                    format!("the file holds run {id}, but its name says {name}"),
+                ))
+            }
+            None => {
+                return Err(Failure::rejected(
+                    origin,
+                    FailureKind::IdMismatch,
+                    format!("the run has no id, but its file name says {name}"),
+                ))
+            }
+        }
+    }
+    Ok(run)
+}
+
+/// The failure a conversion error is: a blocked run names the file it misses (in the store,
+/// when there is one), a rejected one the run.
+fn conversion_failure(err: ConvertError, origin: &Path, store: Option<&dyn Store>) -> Failure {
+    match err {
+        ConvertError::Blocked { what, missing } => {
+            let file = store.map_or_else(
+                || PathBuf::from(&missing),
+                |s| s.locate(Path::new(&missing)),
+            );
+            let kind = match what {
+                Missing::Plan => FailureKind::MissingPlan,
+                Missing::AgentMemory => FailureKind::MissingAgentMemory,
+            };
+            let why = if store.is_none() {
+                format!("{what} {missing} not found (no store to look in: give --store)")
+            } else {
+                format!("{what} {missing} not found")
+            };
+            Failure::new(Class::Blocked, &file, kind, why)
+        }
+        ConvertError::Rejected(message) => {
+            Failure::rejected(origin, FailureKind::Mismatch, message)
+        }
+        ConvertError::Chain(e) => Failure::rejected(origin, FailureKind::Internal, e.to_string()),
+    }
+}
+
+/// Puts back what a HEAD store's residue kept for the run, or reports a residue that no longer
+/// fits it.
+fn apply_residue(
+    converted: &mut Converted,
+    residue: Option<&Kept>,
+    origin: &Path,
+) -> Result<(), Failure> {
+    match residue {
+        Some(Kept::Applies(residue, _)) => {
+            residue
+                .restore(&mut converted.run)
+                .map_err(|why| Failure::rejected(origin, FailureKind::Mismatch, why))?;
+            converted.report.push(
+                EntryKind::Moved,
+                Some(residue_path(&converted.run.id)),
+                Some("/legacy".to_owned()),
+                "what the HEAD store could not hold, put back from the residue planrun kept \
+                 beside it",
+                None,
+            );
+        }
+        Some(Kept::Stale(path)) => converted.report.push(
+            EntryKind::Dropped,
+            Some(path.to_string_lossy().into_owned()),
+            None,
+            "the residue planrun kept beside this HEAD store no longer fits the run (the SDK \
+             has saved it since), so what it holds is not in this document",
+            None,
+        ),
+        None => {}
+    }
+    Ok(())
+}
+
 fn convert_legacy(
     parsed: &Parsed,
     origin: &Path,
@@ -419,35 +588,7 @@ fn convert_legacy(
         _ => None,
     };
     let store_only = store.map(|(s, _)| s);
-    let Some(run) = parsed.as_run() else {
-        return Err(Failure::rejected(
-            origin,
-            "not_a_run",
-            format!(
-                "not a run but a {} document",
-                parsed.detection.kind.as_str()
-            ),
-        ));
-    };
-    if let Some(name) = name {
-        match run.id() {
-            Some(id) if format!("{id}.json") == name => {}
-            Some(id) => {
-                return Err(Failure::rejected(
-                    origin,
-                    "id_mismatch",
-                    format!("the file holds run {id}, but its name says {name}"),
-                ))
-            }
-            None => {
-                return Err(Failure::rejected(
-                    origin,
-                    "id_mismatch",
-                    format!("the run has no id, but its file name says {name}"),
-                ))
-            }
-        }
-    }
+    let run = named_run(parsed, origin, name)?;
     let plan_id = run.plan_id().to_string();
     let plan_read = store.map(|(store, refs)| match applies {
         Some(residue) => Held::new(PlanRead::new(read_plan_with(store, &plan_id, residue))),
@@ -478,21 +619,10 @@ fn convert_legacy(
         _ => unreachable!("read_reference checked the kind"),
     });
 
-    let r6 = to_r6(run).map_err(|e| Failure::rejected(origin, "internal", e.to_string()))?;
+    let r6 =
+        to_r6(run).map_err(|e| Failure::rejected(origin, FailureKind::Internal, e.to_string()))?;
     let end_user_id = r6.run.end_user_id.clone();
-    let user_doc = match store {
-        Some((store, refs)) => {
-            check_end_user_id(origin, &end_user_id)?;
-            Some(refs.end_user(store, &end_user_id))
-        }
-        None => None,
-    };
-    if let Some(read) = user_doc.as_deref() {
-        inputs.push(Input {
-            path: format!("{end_user_id}.json"),
-            stamp: read.stamp,
-        });
-    }
+    let user_doc = read_end_user(store, origin, &end_user_id, inputs)?;
     let end_user = match user_doc.as_deref().map(|u| &u.read) {
         Some(Err(failure)) => return Err(failure.clone()),
         Some(Ok(Some(parsed))) => match &parsed.document {
@@ -547,88 +677,21 @@ fn convert_legacy(
     if let Some(failure) = problem.into_inner() {
         return Err(failure);
     }
-    let converted = converted.map_err(|err| match err {
-        ConvertError::Blocked { what, missing } => {
-            let file = store_only.map_or_else(
-                || PathBuf::from(&missing),
-                |s| s.locate(Path::new(&missing)),
-            );
-            let kind = if what == "plan" {
-                "missing_plan"
-            } else {
-                "missing_agent_memory"
-            };
-            let why = if store_only.is_none() {
-                format!("{what} {missing} not found (no store to look in: give --store)")
-            } else {
-                format!("{what} {missing} not found")
-            };
-            Failure::new(Class::Blocked, &file, kind, why)
-        }
-        ConvertError::Rejected(message) => Failure::rejected(origin, "mismatch", message),
-        ConvertError::Chain(e) => Failure::rejected(origin, "internal", e.to_string()),
-    })?;
+    let converted = converted.map_err(|err| conversion_failure(err, origin, store_only))?;
     let (mut converted, shared_plan) = converted;
-    match residue {
-        Some(Kept::Applies(residue, _)) => {
-            residue
-                .restore(&mut converted.run)
-                .map_err(|why| Failure::rejected(origin, "mismatch", why))?;
-            converted.report.push(
-                EntryKind::Moved,
-                Some(residue_path(&converted.run.id)),
-                Some("/legacy".to_owned()),
-                "what the HEAD store could not hold, put back from the residue planrun kept \
-                 beside it",
-                None,
-            );
-        }
-        Some(Kept::Stale(path)) => converted.report.push(
-            EntryKind::Dropped,
-            Some(path.to_string_lossy().into_owned()),
-            None,
-            "the residue planrun kept beside this HEAD store no longer fits the run (the SDK \
-             has saved it since), so what it holds is not in this document",
-            None,
-        ),
-        None => {}
-    }
+    apply_residue(&mut converted, residue, origin)?;
     let id = converted.run.id.clone();
     check_output_name(&id, name, origin)?;
-    let mut report = RunReport::default();
-    report.share(config.shared_report());
-    match shared_plan {
-        Some((at, plan)) => {
-            let mut before = converted.report;
-            let after = before.entries.split_off(at);
-            report.extend(before);
-            report.share(&plan.entries);
-            report.extend(LossReport { entries: after });
-        }
-        None => report.extend(converted.report),
-    }
-    // Most documents fit the first buffer: growing one by doubling copied it six times.
-    let mut text = Vec::with_capacity(16 * 1024);
-    let shared = Shared {
-        plan: plan_converted.map(|plan| &plan.rendered),
-        config: Some(config.rendered()),
-    };
-    render::to_vec_pretty(&mut text, &converted.run, shared).expect("V2 runs are JSON");
-    text.push(b'\n');
     let mut agent_memory = found.into_inner();
     agent_memory.sort();
     agent_memory.dedup();
-    Ok(RunOutput {
-        class: if report.has_loss() {
-            Class::ConvertedWithLoss
-        } else {
-            Class::Converted
-        },
-        id,
-        bytes: text,
-        report,
+    Ok(run_output(
+        converted,
+        shared_plan,
+        plan_converted,
+        config,
         agent_memory,
-    })
+    ))
 }
 
 /// A document that is already a `PlanRunV2`: `None` when it does not have the V2 run shape (the
@@ -660,14 +723,14 @@ fn validate_current(
     if let Some(first) = violations.into_iter().next() {
         let error = located(bytes, first.pointer, ErrorKind::Data, first.message);
         let mut failure = Failure::parse(error, origin);
-        "schema".clone_into(&mut failure.kind);
+        failure.kind = FailureKind::Schema;
         return Err(failure);
     }
     if let Some(name) = name {
         if format!("{}.json", run.id) != name {
             return Err(Failure::rejected(
                 origin,
-                "id_mismatch",
+                FailureKind::IdMismatch,
                 format!("the file holds run {}, but its name says {name}", run.id),
             ));
         }
@@ -687,7 +750,7 @@ fn validate_current(
                 return Err(Failure::new(
                     Class::Blocked,
                     &store.locate(&doc.relative()),
-                    "missing_agent_memory",
+                    FailureKind::MissingAgentMemory,
                     format!("agent-memory file {missing} not found"),
                 ));
             }
@@ -710,7 +773,7 @@ fn check_output_name(id: &str, name: Option<&str>, origin: &Path) -> Result<(), 
     safe_component(id).map_err(|why| {
         Failure::rejected(
             origin,
-            "unsafe_name",
+            FailureKind::UnsafeName,
             format!("the run id {id:?} cannot name a file: {why}"),
         )
     })?;
@@ -718,7 +781,7 @@ fn check_output_name(id: &str, name: Option<&str>, origin: &Path) -> Result<(), 
         if id.strip_prefix("prun-") != Some(key) {
             return Err(Failure::rejected(
                 origin,
-                "id_mismatch",
+                FailureKind::IdMismatch,
                 format!("the V2 run id {id} is not the one its file name maps to (prun-{key})"),
             ));
         }
@@ -798,7 +861,7 @@ fn parse_reference(
     if parsed.detection.kind != kind {
         return Err(Failure::rejected(
             path,
-            "mismatch",
+            FailureKind::Mismatch,
             format!(
                 "the {what} file holds a {} document, not a {}",
                 parsed.detection.kind.as_str(),
@@ -822,7 +885,7 @@ fn memory_file(
         safe_component(name).map_err(|why| {
             Failure::rejected(
                 origin,
-                "unsafe_name",
+                FailureKind::UnsafeName,
                 format!("the agent-memory {what} {name:?} cannot name a file in the store: {why}"),
             )
         })?;
@@ -841,7 +904,7 @@ fn memory_file(
     if detection.kind != DocKind::Output {
         return Err(Failure::rejected(
             &path,
-            "mismatch",
+            FailureKind::Mismatch,
             format!(
                 "the agent-memory file holds a {} document, not a stored output",
                 detection.kind.as_str()
@@ -856,7 +919,7 @@ fn memory_file(
     ) {
         return Err(Failure::rejected(
             &path,
-            "mismatch",
+            FailureKind::Mismatch,
             "the agent-memory file holds another agent-memory reference, not the value: the \
              SDK reads these files as a LocalDataValue only",
         ));
@@ -971,7 +1034,9 @@ mod tests {
             Held::same(&first, &cache.end_user(&store, "ada")),
             "read again"
         );
-        assert!(matches!(&cache.end_user(&store, "bob").read, Err(f) if f.kind == "syntax"));
+        assert!(
+            matches!(&cache.end_user(&store, "bob").read, Err(f) if f.kind == FailureKind::Syntax)
+        );
         assert!(matches!(&cache.end_user(&store, "eve").read, Ok(None)));
     }
 

@@ -16,8 +16,9 @@ use planrun_converter::residue::RESIDUE_DIR;
 use crate::fsio::{changed_while_read, write_atomic, Dir, TempNamer};
 use crate::names::is_run_file_name;
 use crate::outcome::Class;
-use crate::outcome::Failure;
+use crate::outcome::{Failure, FailureKind};
 use crate::store::{Doc, Listing, Sink, Stamped, Store};
+use crate::Durability;
 
 /// How many times a file that changed while it was read is read again before its run is
 /// reported `in_flux`.
@@ -87,7 +88,7 @@ impl Store for DiskStore {
                 Ok(meta) if meta.file_type().is_symlink() => {
                     return Err(Failure::rejected(
                         &dir,
-                        "symlink",
+                        FailureKind::Symlink,
                         "the agent-memory directory is a symlink: symlinks are never followed",
                     ))
                 }
@@ -109,7 +110,7 @@ impl Store for DiskStore {
                     return Err(Failure::new(
                         Class::InFlux,
                         &self.locate(&relative),
-                        "in_flux",
+                        FailureKind::InFlux,
                         format!(
                             "the file changed while it was read, {} times in a row (a writer is \
                              saving it): nothing was written from it, and the next pass reads it \
@@ -130,21 +131,21 @@ impl Store for DiskStore {
 
 /// A destination directory written as a [`Sink`]: each file is written unnamed (`O_TMPFILE`)
 /// and linked under its name, or written under a hidden temp name and renamed, so it appears
-/// whole or not at all; with `durable`, fsynced before it gets its name.
+/// whole or not at all; with [`Durability::Files`], fsynced before it gets its name.
 #[derive(Debug)]
 pub struct DiskSink {
     dir: Dir,
-    durable: bool,
+    durability: Durability,
     temps: TempNamer,
 }
 
 impl DiskSink {
     /// A sink into `dir`; temp files are named after `shard_tag` (`all` when not sharded), so a
     /// resumed shard removes only its own.
-    pub fn new(dir: impl Into<PathBuf>, durable: bool, shard_tag: &str) -> Self {
+    pub fn new(dir: impl Into<PathBuf>, durability: Durability, shard_tag: &str) -> Self {
         DiskSink {
             dir: Dir::new(dir),
-            durable,
+            durability,
             temps: TempNamer::new(shard_tag),
         }
     }
@@ -166,16 +167,20 @@ impl Sink for DiskSink {
                 _ => {}
             }
         }
-        write_atomic(&self.dir, relative, bytes, self.durable, &self.temps)
+        write_atomic(&self.dir, relative, bytes, self.durability, &self.temps)
     }
 }
 
 /// The failure of reading `file`: a symlink (`ELOOP` from `O_NOFOLLOW`) or another I/O error.
 pub(crate) fn io_failure(error: &io::Error, file: &Path) -> Failure {
-    if error.raw_os_error() == Some(libc::ELOOP) {
-        Failure::rejected(file, "symlink", "a symlink: symlinks are never followed")
+    if rustix::io::Errno::from_io_error(error) == Some(rustix::io::Errno::LOOP) {
+        Failure::rejected(
+            file,
+            FailureKind::Symlink,
+            "a symlink: symlinks are never followed",
+        )
     } else {
-        Failure::rejected(file, "io", format!("cannot read: {error}"))
+        Failure::rejected(file, FailureKind::Io, format!("cannot read: {error}"))
     }
 }
 

@@ -3,17 +3,18 @@
 //! `syncfs`, per-file `fsync` for `--durable`, the journal lock, and the removal of stale temp
 //! files on resume.
 
-use std::ffi::CString;
 use std::fs::{File, OpenOptions};
 use std::io::{self, Read, Write};
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
-use std::os::unix::ffi::OsStrExt;
-use std::os::unix::fs::OpenOptionsExt;
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::OnceLock;
 
+use rustix::fs::{self, AtFlags, FlockOperation, Mode, OFlags};
+use rustix::io::Errno;
+
 use crate::stamp::Stamp;
+use crate::Durability;
 
 /// A directory whose files are opened relative to it (`openat`): it is opened once, with
 /// `O_PATH`, so for each of a store's files the kernel resolves only the file's own name rather
@@ -39,52 +40,47 @@ impl Dir {
         &self.path
     }
 
-    fn fd(&self) -> Option<i32> {
+    fn fd(&self) -> Option<BorrowedFd<'_>> {
         let fd = self.fd.get_or_init(|| {
-            let path = c_path(&self.path).ok()?;
-            // SAFETY: `path` is NUL-terminated and outlives the call.
-            let fd = unsafe {
-                libc::open(
-                    path.as_ptr(),
-                    libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC,
-                )
-            };
-            // SAFETY: a descriptor `open` just returned is owned by nobody else.
-            (fd >= 0).then(|| unsafe { OwnedFd::from_raw_fd(fd) })
+            fs::open(
+                &self.path,
+                OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC,
+                Mode::empty(),
+            )
+            .ok()
         });
-        fd.as_ref().map(AsRawFd::as_raw_fd)
+        fd.as_ref().map(AsFd::as_fd)
     }
 
     /// Opens `relative` (a path inside the directory) with `flags` and `mode`.
-    fn open_at(&self, relative: &Path, flags: i32, mode: libc::c_uint) -> io::Result<File> {
+    fn open_at(&self, relative: &Path, flags: OFlags, mode: Mode) -> io::Result<File> {
         let Some(dir) = self.fd() else {
             return open_path(&self.path.join(relative), flags, mode);
         };
-        let name = c_path(relative)?;
-        // SAFETY: `name` is NUL-terminated and outlives the call; `dir` is open while `self` is.
-        let fd = unsafe { libc::openat(dir, name.as_ptr(), flags | libc::O_CLOEXEC, mode) };
-        if fd < 0 {
-            return Err(io::Error::last_os_error());
-        }
-        // SAFETY: a descriptor `openat` just returned is owned by nobody else.
-        Ok(unsafe { File::from_raw_fd(fd) })
+        Ok(File::from(fs::openat(
+            dir,
+            relative,
+            flags | OFlags::CLOEXEC,
+            mode,
+        )?))
     }
 
     /// Reads the regular file `relative` as [`read_nofollow`] does.
     pub(crate) fn read_nofollow(&self, relative: &Path) -> io::Result<Vec<u8>> {
-        read_whole(&self.open_at(relative, READ_NOFOLLOW, 0)?).map(|(bytes, _)| bytes)
+        read_whole(&self.open_at(relative, READ_NOFOLLOW, Mode::empty())?).map(|(bytes, _)| bytes)
     }
 
     /// [`Dir::read_nofollow`], with the file's stamp from before the read; an error that
     /// [`changed_while_read`] recognises when the file changed during the read.
     pub(crate) fn read_stamped(&self, relative: &Path) -> io::Result<(Vec<u8>, Stamp)> {
-        read_whole(&self.open_at(relative, READ_NOFOLLOW, 0)?)
+        read_whole(&self.open_at(relative, READ_NOFOLLOW, Mode::empty())?)
     }
 
     /// Reads the start of the file `relative` into `buf`, with one `read(2)`, opened as
     /// [`read_nofollow`] opens files: the number of bytes read, at most `buf.len()`.
     pub(crate) fn read_head_nofollow(&self, relative: &Path, buf: &mut [u8]) -> io::Result<usize> {
-        self.open_at(relative, READ_NOFOLLOW, 0)?.read(buf)
+        self.open_at(relative, READ_NOFOLLOW, Mode::empty())?
+            .read(buf)
     }
 
     /// The stamp of `relative` as it is now, without following a symlink at its last
@@ -93,26 +89,9 @@ impl Dir {
     /// and a lookup of the whole path each time cost more than the rest of its work.
     pub(crate) fn stamp(&self, relative: &Path) -> io::Result<Option<Stamp>> {
         let found = match self.fd() {
-            Some(dir) => {
-                let name = c_path(relative)?;
-                let mut stat = std::mem::MaybeUninit::<libc::stat>::uninit();
-                // SAFETY: `name` is NUL-terminated and outlives the call; `stat` is written by
-                // the call before it is read, and only when it succeeds.
-                let rc = unsafe {
-                    libc::fstatat(
-                        dir,
-                        name.as_ptr(),
-                        stat.as_mut_ptr(),
-                        libc::AT_SYMLINK_NOFOLLOW,
-                    )
-                };
-                if rc == 0 {
-                    // SAFETY: fstatat succeeded, so it filled `stat`.
-                    Ok(Stamp::of_stat(&unsafe { stat.assume_init() }))
-                } else {
-                    Err(io::Error::last_os_error())
-                }
-            }
+            Some(dir) => fs::statat(dir, relative, AtFlags::SYMLINK_NOFOLLOW)
+                .map(|stat| Stamp::of_stat(&stat))
+                .map_err(io::Error::from),
             None => std::fs::symlink_metadata(self.path.join(relative)).map(|m| Stamp::of(&m)),
         };
         match found {
@@ -125,12 +104,14 @@ impl Dir {
 
 /// How a store's files are opened to be read: a symlink at the last component is refused
 /// (`ELOOP`), and a FIFO cannot block the read.
-const READ_NOFOLLOW: i32 = libc::O_RDONLY | libc::O_NOFOLLOW | libc::O_NONBLOCK;
+const READ_NOFOLLOW: OFlags = OFlags::RDONLY
+    .union(OFlags::NOFOLLOW)
+    .union(OFlags::NONBLOCK);
 
 /// Reads a regular file without following a symlink at its last component (`ELOOP` if it is
 /// one) and without blocking on a FIFO.
 pub fn read_nofollow(path: &Path) -> io::Result<Vec<u8>> {
-    read_whole(&open_path(path, READ_NOFOLLOW, 0)?).map(|(bytes, _)| bytes)
+    read_whole(&open_path(path, READ_NOFOLLOW, Mode::empty())?).map(|(bytes, _)| bytes)
 }
 
 /// Why a read was not used: the file's stamp differed after the read from before it.
@@ -152,18 +133,8 @@ pub(crate) fn changed_while_read(err: &io::Error) -> bool {
 }
 
 /// Opens `path` with `open(2)`'s `flags` and `mode`.
-fn open_path(path: &Path, flags: i32, mode: libc::c_uint) -> io::Result<File> {
-    OpenOptions::new()
-        .read(flags & libc::O_ACCMODE == libc::O_RDONLY)
-        .write(flags & libc::O_ACCMODE != libc::O_RDONLY)
-        .custom_flags(flags & !libc::O_ACCMODE)
-        .mode(mode)
-        .open(path)
-}
-
-fn c_path(path: &Path) -> io::Result<CString> {
-    CString::new(path.as_os_str().as_bytes())
-        .map_err(|err| io::Error::new(io::ErrorKind::InvalidInput, err))
+fn open_path(path: &Path, flags: OFlags, mode: Mode) -> io::Result<File> {
+    Ok(File::from(fs::open(path, flags | OFlags::CLOEXEC, mode)?))
 }
 
 /// The whole content of `file`, which must be a regular file, with its stamp from before the
@@ -228,15 +199,16 @@ pub(crate) fn shard_temp_prefix(shard_tag: &str) -> String {
 /// when complete: one directory update instead of a create and a rename, and nothing left
 /// behind by a crash. Where that is not possible (a file system without `O_TMPFILE`, no
 /// `/proc`, or a file already at `relative`), it goes through a hidden temp file beside it,
-/// renamed over it. With `durable`, the file is fsynced before it gets its name (the caller
-/// fsyncs its directory).
+/// renamed over it. With [`Durability::Files`], the file is fsynced before it gets its name
+/// (the caller fsyncs its directory).
 pub(crate) fn write_atomic(
     dir: &Dir,
     relative: &Path,
     bytes: &[u8],
-    durable: bool,
+    durability: Durability,
     temps: &TempNamer,
 ) -> io::Result<()> {
+    let durable = durability.per_file();
     static NO_TMPFILE: AtomicBool = AtomicBool::new(false);
     if !NO_TMPFILE.load(Ordering::Relaxed) {
         match write_linked(dir, relative, bytes, durable) {
@@ -269,89 +241,60 @@ fn write_linked(dir: &Dir, relative: &Path, bytes: &[u8], durable: bool) -> Resu
     // A kernel without O_TMPFILE opens the directory itself (EISDIR); a file system without it
     // says EOPNOTSUPP.
     let mut file = dir
-        .open_at(parent, libc::O_WRONLY | libc::O_TMPFILE, 0o666)
-        .map_err(|err| match err.raw_os_error() {
-            Some(libc::EOPNOTSUPP | libc::EISDIR | libc::EINVAL) => Unlinked::Unsupported,
+        .open_at(parent, OFlags::WRONLY | OFlags::TMPFILE, Mode::from(0o666))
+        .map_err(|err| match Errno::from_io_error(&err) {
+            Some(Errno::OPNOTSUPP | Errno::ISDIR | Errno::INVAL) => Unlinked::Unsupported,
             _ => Unlinked::Io(err),
         })?;
     file.write_all(bytes).map_err(Unlinked::Io)?;
     if durable {
         file.sync_all().map_err(Unlinked::Io)?;
     }
-    let (to_dir, to) = match dir.fd() {
-        Some(fd) => (fd, c_path(relative)),
-        None => (libc::AT_FDCWD, c_path(&dir.path().join(relative))),
+    let whole;
+    let (to_dir, to) = if let Some(fd) = dir.fd() {
+        (fd, relative)
+    } else {
+        whole = dir.path().join(relative);
+        (fs::CWD, whole.as_path())
     };
-    let to = to.map_err(Unlinked::Io)?;
-    let rc = link_unnamed(&file, to_dir, &to);
-    if rc == 0 {
-        return Ok(());
-    }
-    let err = io::Error::last_os_error();
     // No /proc (ENOENT) or a policy against linking through it (EPERM): use the other way.
-    Err(match err.raw_os_error() {
-        Some(libc::EEXIST) => Unlinked::Exists,
-        Some(libc::ENOENT | libc::EPERM | libc::EOPNOTSUPP) => Unlinked::Unsupported,
-        _ => Unlinked::Io(err),
+    link_unnamed(&file, to_dir, to).map_err(|errno| match errno {
+        Errno::EXIST => Unlinked::Exists,
+        Errno::NOENT | Errno::PERM | Errno::OPNOTSUPP => Unlinked::Unsupported,
+        _ => Unlinked::Io(errno.into()),
     })
 }
 
-/// Gives the unnamed `file` the name `to` (relative to `to_dir`); `linkat`'s return code. The
-/// descriptor itself is linked where the kernel allows it (Linux 6.10 and later for the
-/// process that opened it, or with `CAP_DAC_READ_SEARCH`), which spares the walk through
-/// `/proc/self/fd`; elsewhere the file is linked through that path.
-fn link_unnamed(file: &File, to_dir: i32, to: &CString) -> i32 {
+/// Gives the unnamed `file` the name `to` (relative to `to_dir`). The descriptor itself is
+/// linked where the kernel allows it (Linux 6.10 and later for the process that opened it, or
+/// with `CAP_DAC_READ_SEARCH`), which spares the walk through `/proc/self/fd`; elsewhere the
+/// file is linked through that path.
+fn link_unnamed(file: &File, to_dir: BorrowedFd<'_>, to: &Path) -> Result<(), Errno> {
     static NO_EMPTY_PATH: AtomicBool = AtomicBool::new(false);
     if !NO_EMPTY_PATH.load(Ordering::Relaxed) {
-        let rc = link_descriptor(file, to_dir, to);
-        let refused = rc != 0
-            && matches!(
-                io::Error::last_os_error().raw_os_error(),
-                Some(libc::ENOENT | libc::EPERM | libc::EINVAL)
-            );
-        if !refused {
-            return rc;
+        match link_descriptor(file, to_dir, to) {
+            Err(Errno::NOENT | Errno::PERM | Errno::INVAL) => {}
+            linked => return linked,
         }
     }
-    let rc = link_through_proc(file, to_dir, to);
-    if rc == 0 {
+    let linked = link_through_proc(file, to_dir, to);
+    if linked.is_ok() {
         // The /proc path could be linked where the descriptor could not: this kernel does not
         // allow the latter, so it is not asked again.
         NO_EMPTY_PATH.store(true, Ordering::Relaxed);
     }
-    rc
+    linked
 }
 
 /// `linkat(file, "", to_dir, to, AT_EMPTY_PATH)`.
-fn link_descriptor(file: &File, to_dir: i32, to: &CString) -> i32 {
-    // SAFETY: both paths are NUL-terminated and outlive the call; `file` and `to_dir` are open
-    // descriptors for its whole length.
-    unsafe {
-        libc::linkat(
-            file.as_raw_fd(),
-            c"".as_ptr(),
-            to_dir,
-            to.as_ptr(),
-            libc::AT_EMPTY_PATH,
-        )
-    }
+fn link_descriptor(file: &File, to_dir: BorrowedFd<'_>, to: &Path) -> Result<(), Errno> {
+    fs::linkat(file, c"", to_dir, to, AtFlags::EMPTY_PATH)
 }
 
 /// `linkat` of `/proc/self/fd/<file>`, following that link to the file.
-fn link_through_proc(file: &File, to_dir: i32, to: &CString) -> i32 {
-    let from = CString::new(format!("/proc/self/fd/{}", file.as_raw_fd()))
-        .expect("no NUL in a /proc path");
-    // SAFETY: both paths are NUL-terminated and outlive the call; `file` keeps the descriptor
-    // named by `from` open, and `to_dir` is open, for its whole length.
-    unsafe {
-        libc::linkat(
-            libc::AT_FDCWD,
-            from.as_ptr(),
-            to_dir,
-            to.as_ptr(),
-            libc::AT_SYMLINK_FOLLOW,
-        )
-    }
+fn link_through_proc(file: &File, to_dir: BorrowedFd<'_>, to: &Path) -> Result<(), Errno> {
+    let from = format!("/proc/self/fd/{}", file.as_raw_fd());
+    fs::linkat(fs::CWD, from.as_str(), to_dir, to, AtFlags::SYMLINK_FOLLOW)
 }
 
 /// The portable way: a new hidden temp file in `dir`, the directory of `target` (so the rename
@@ -385,13 +328,7 @@ fn write_renamed(
 /// One `syncfs(2)` on the file system that holds `dir`: every dirty page and inode of that file
 /// system reaches the disk (the group commit of a chunk).
 pub(crate) fn syncfs(dir: &File) -> io::Result<()> {
-    // SAFETY: `syncfs` only reads the descriptor, which `dir` keeps open for the whole call.
-    let rc = unsafe { libc::syncfs(dir.as_raw_fd()) };
-    if rc == 0 {
-        Ok(())
-    } else {
-        Err(io::Error::last_os_error())
-    }
+    Ok(fs::syncfs(dir)?)
 }
 
 /// `fsync` of a directory, so the renames and creations in it are durable.
@@ -402,16 +339,10 @@ pub(crate) fn fsync_dir(dir: &Path) -> io::Result<()> {
 /// Takes an exclusive, non-blocking `flock` on `file`; `false` when another process holds it.
 /// The kernel releases it when the process ends, SIGKILL included.
 pub(crate) fn try_lock(file: &File) -> io::Result<bool> {
-    // SAFETY: `flock` only reads the descriptor, which `file` keeps open for the whole call.
-    let rc = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
-    if rc == 0 {
-        return Ok(true);
-    }
-    let err = io::Error::last_os_error();
-    if err.raw_os_error() == Some(libc::EWOULDBLOCK) {
-        Ok(false)
-    } else {
-        Err(err)
+    match fs::flock(file, FlockOperation::NonBlockingLockExclusive) {
+        Ok(()) => Ok(true),
+        Err(Errno::WOULDBLOCK) => Ok(false),
+        Err(errno) => Err(errno.into()),
     }
 }
 
@@ -431,7 +362,12 @@ pub(crate) fn remove_temps(dst: &Path, prefix: &str) -> io::Result<usize> {
             std::fs::remove_file(entry.path())?;
             removed += 1;
         } else if kind.is_dir() {
-            removed += remove_temps(&entry.path(), prefix)?;
+            // A run's directory the catch-up removed meanwhile (its run left SRC) holds nothing.
+            match remove_temps(&entry.path(), prefix) {
+                Ok(n) => removed += n,
+                Err(err) if err.kind() == io::ErrorKind::NotFound => {}
+                Err(err) => return Err(err),
+            }
         }
     }
     Ok(removed)
@@ -446,8 +382,15 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let temps = TempNamer::new("0-of-2");
         let out = Dir::new(dir.path());
-        write_atomic(&out, Path::new("a.json"), b"one", false, &temps).unwrap();
-        write_atomic(&out, Path::new("a.json"), b"two", true, &temps).unwrap();
+        write_atomic(
+            &out,
+            Path::new("a.json"),
+            b"one",
+            Durability::Chunks,
+            &temps,
+        )
+        .unwrap();
+        write_atomic(&out, Path::new("a.json"), b"two", Durability::Files, &temps).unwrap();
         let names: Vec<_> = std::fs::read_dir(dir.path())
             .unwrap()
             .map(|e| e.unwrap().file_name())
@@ -456,7 +399,14 @@ mod tests {
         assert_eq!(std::fs::read(dir.path().join("a.json")).unwrap(), b"two");
 
         std::fs::create_dir(dir.path().join("sub")).unwrap();
-        write_atomic(&out, Path::new("sub/b.json"), b"three", false, &temps).unwrap();
+        write_atomic(
+            &out,
+            Path::new("sub/b.json"),
+            b"three",
+            Durability::Chunks,
+            &temps,
+        )
+        .unwrap();
         assert_eq!(
             out.read_nofollow(Path::new("sub/b.json")).unwrap(),
             b"three"
@@ -525,31 +475,35 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let out = Dir::new(dir.path());
         let fd = out.fd().expect("a directory opens with O_PATH");
-        type Link = fn(&File, i32, &CString) -> i32;
+        type Link = fn(&File, BorrowedFd<'_>, &Path) -> Result<(), Errno>;
         let ways: [(&str, Link); 2] = [
             ("descriptor.json", link_descriptor),
             ("proc.json", link_through_proc),
         ];
         for (name, link) in ways {
             let mut file = out
-                .open_at(Path::new("."), libc::O_WRONLY | libc::O_TMPFILE, 0o666)
+                .open_at(
+                    Path::new("."),
+                    OFlags::WRONLY | OFlags::TMPFILE,
+                    Mode::from(0o666),
+                )
                 .unwrap();
             file.write_all(name.as_bytes()).unwrap();
-            let to = c_path(Path::new(name)).unwrap();
-            if link(&file, fd, &to) != 0 {
+            let to = Path::new(name);
+            if let Err(errno) = link(&file, fd, to) {
                 // A kernel before 6.10 refuses the descriptor way without CAP_DAC_READ_SEARCH;
                 // a sandbox may hide /proc. The writer then uses the other way.
-                eprintln!("{name}: {}", io::Error::last_os_error());
+                eprintln!("{name}: {errno}");
                 continue;
             }
             assert_eq!(
                 std::fs::read(dir.path().join(name)).unwrap(),
                 name.as_bytes()
             );
-            assert_eq!(link(&file, fd, &to), -1, "a second link to {name}");
             assert_eq!(
-                io::Error::last_os_error().raw_os_error(),
-                Some(libc::EEXIST)
+                link(&file, fd, to),
+                Err(Errno::EXIST),
+                "a second link to {name}"
             );
         }
     }
@@ -571,7 +525,14 @@ mod tests {
         // Opened once, not again: the whole path is used from then on.
         assert_eq!(missing.read_nofollow(Path::new("a.json")).unwrap(), b"a");
         let temps = TempNamer::new("all");
-        write_atomic(&missing, Path::new("b.json"), b"b", false, &temps).unwrap();
+        write_atomic(
+            &missing,
+            Path::new("b.json"),
+            b"b",
+            Durability::Chunks,
+            &temps,
+        )
+        .unwrap();
         assert_eq!(
             std::fs::read(dir.path().join("later/b.json")).unwrap(),
             b"b"
@@ -582,8 +543,8 @@ mod tests {
         for out in [&missing, &opened] {
             let err = out.read_nofollow(Path::new("link.json")).unwrap_err();
             assert_eq!(
-                err.raw_os_error(),
-                Some(libc::ELOOP),
+                Errno::from_io_error(&err),
+                Some(Errno::LOOP),
                 "symlinks are not followed"
             );
         }

@@ -14,6 +14,7 @@ pub mod check;
 mod config;
 mod convert;
 pub mod disk;
+mod durability;
 mod fsio;
 pub mod loss;
 pub mod migrate;
@@ -25,10 +26,11 @@ mod store;
 pub use config::{ConfigError, ResolvedConfig};
 pub use convert::{convert_document, convert_entry, convert_run, References, PLAN_RUN_V2_SCHEMA};
 pub use disk::{list_store, DiskSink, DiskStore};
+pub use durability::Durability;
 pub use fsio::read_nofollow;
 pub use names::{
     fnv1a64, is_run_file_name, run_key, safe_component, Conflicts, Name, Names, UnsafeName,
     RUN_PREFIXES,
 };
-pub use outcome::{Class, Failure, MemoryFile, RunOutput, RunResult};
+pub use outcome::{Class, Failure, FailureKind, MemoryFile, RunOutput, RunResult};
 pub use store::{Doc, Listing, Sink, Stamped, Store};

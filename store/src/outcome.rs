@@ -4,7 +4,7 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use planrun_legacy::ParseError;
+use planrun_legacy::{ErrorKind, ParseError};
 use serde::{Deserialize, Serialize};
 
 use crate::loss::RunReport;
@@ -64,6 +64,94 @@ impl fmt::Display for Class {
     }
 }
 
+/// What kind of problem a [`Failure`] is: a short stable name for counting, in reports and
+/// journals (the snake-case names).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FailureKind {
+    /// The bytes are not JSON (or are cut short).
+    Syntax,
+    /// JSON, but a value of the wrong type, a missing or unknown key, or a bad id.
+    Data,
+    /// The same key twice in one object.
+    DuplicateKey,
+    /// `NaN` or `Infinity`.
+    NonFiniteNumber,
+    /// Nesting deeper than the parser's limit.
+    TooDeep,
+    /// Valid JSON of no legacy document shape.
+    Unrecognised,
+    /// The file could not be read.
+    Io,
+    /// The file is a symbolic link, which is never followed.
+    Symlink,
+    /// An id that cannot name a file in its directory.
+    UnsafeName,
+    /// The document's id is not the one its file name says.
+    IdMismatch,
+    /// Two runs would be written to the same output.
+    Conflict,
+    /// The document is not a run.
+    NotARun,
+    /// A run and a document it refers to do not belong together.
+    Mismatch,
+    /// The output does not satisfy the V2 schema.
+    Schema,
+    /// A run converted on its own, without its plan or a store to look in.
+    MissingPlan,
+    /// An agent-memory file the run refers to is missing.
+    MissingAgentMemory,
+    /// An input kept changing while it was read.
+    InFlux,
+    /// A bug in planrun.
+    Internal,
+}
+
+impl FailureKind {
+    /// The kind's name in reports and journals.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FailureKind::Syntax => "syntax",
+            FailureKind::Data => "data",
+            FailureKind::DuplicateKey => "duplicate_key",
+            FailureKind::NonFiniteNumber => "non_finite_number",
+            FailureKind::TooDeep => "too_deep",
+            FailureKind::Unrecognised => "unrecognised",
+            FailureKind::Io => "io",
+            FailureKind::Symlink => "symlink",
+            FailureKind::UnsafeName => "unsafe_name",
+            FailureKind::IdMismatch => "id_mismatch",
+            FailureKind::Conflict => "conflict",
+            FailureKind::NotARun => "not_a_run",
+            FailureKind::Mismatch => "mismatch",
+            FailureKind::Schema => "schema",
+            FailureKind::MissingPlan => "missing_plan",
+            FailureKind::MissingAgentMemory => "missing_agent_memory",
+            FailureKind::InFlux => "in_flux",
+            FailureKind::Internal => "internal",
+        }
+    }
+}
+
+impl From<ErrorKind> for FailureKind {
+    fn from(kind: ErrorKind) -> Self {
+        match kind {
+            ErrorKind::Syntax => FailureKind::Syntax,
+            ErrorKind::Data => FailureKind::Data,
+            ErrorKind::DuplicateKey => FailureKind::DuplicateKey,
+            ErrorKind::NonFiniteNumber => FailureKind::NonFiniteNumber,
+            ErrorKind::TooDeep => FailureKind::TooDeep,
+            ErrorKind::Unrecognised => FailureKind::Unrecognised,
+        }
+    }
+}
+
+impl fmt::Display for FailureKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// Why a run has no output.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Failure {
@@ -78,31 +166,33 @@ pub struct Failure {
     pub line: usize,
     /// 1-based byte column in `file`; 0 when unknown.
     pub column: usize,
-    /// A short stable name for counting: the parse error kind (`syntax`, `data`, …) or `io`,
-    /// `symlink`, `unsafe_name`, `id_mismatch`, `conflict`, `not_a_run`, `mismatch`, `schema`,
-    /// `missing_plan` (a run converted on its own, without its plan or a store to look in),
-    /// `missing_agent_memory`, `internal`.
-    pub kind: String,
+    /// What kind of problem it is.
+    pub kind: FailureKind,
     /// What is wrong, in words.
     pub message: String,
 }
 
 impl Failure {
     /// A failure without a position.
-    pub(crate) fn new(class: Class, file: &Path, kind: &str, message: impl Into<String>) -> Self {
+    pub(crate) fn new(
+        class: Class,
+        file: &Path,
+        kind: FailureKind,
+        message: impl Into<String>,
+    ) -> Self {
         Failure {
             class,
             file: file.to_owned(),
             pointer: None,
             line: 0,
             column: 0,
-            kind: kind.to_owned(),
+            kind,
             message: message.into(),
         }
     }
 
     /// A rejection without a position.
-    pub fn rejected(file: &Path, kind: &str, message: impl Into<String>) -> Self {
+    pub fn rejected(file: &Path, kind: FailureKind, message: impl Into<String>) -> Self {
         Failure::new(Class::Rejected, file, kind, message)
     }
 
@@ -114,7 +204,7 @@ impl Failure {
             pointer: Some(error.pointer.clone()),
             line: error.line,
             column: error.column,
-            kind: error.kind.as_str().to_owned(),
+            kind: error.kind.into(),
             message: error.message,
         }
     }

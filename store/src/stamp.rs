@@ -51,11 +51,11 @@ impl Stamp {
     }
 
     /// The stamp of what `stat(2)` returned.
-    pub(crate) fn of_stat(stat: &libc::stat) -> Stamp {
+    pub(crate) fn of_stat(stat: &rustix::fs::Stat) -> Stamp {
         Stamp {
             len: u64::try_from(stat.st_size).unwrap_or(0),
-            mtime: stat.st_mtime * 1_000_000_000 + stat.st_mtime_nsec,
-            ctime: stat.st_ctime * 1_000_000_000 + stat.st_ctime_nsec,
+            mtime: stat.st_mtime * 1_000_000_000 + stat.st_mtime_nsec as i64,
+            ctime: stat.st_ctime * 1_000_000_000 + stat.st_ctime_nsec as i64,
             ino: stat.st_ino,
         }
     }

@@ -14,6 +14,7 @@ use std::sync::Mutex;
 
 use serde::{Deserialize, Serialize};
 
+use super::finals::InJournalOrder;
 use super::journal::{ErrorRecord, Event, Line, MemoryRecord, Reader};
 use super::report::Builder;
 use super::{check_output, content_hash, feed, io_err, Ctx, FinalLines, MigrateError};
@@ -235,28 +236,7 @@ fn judge_journal<'a>(
             while let Some(line) = reader.next_line().map_err(io_err("cannot read", journal))? {
                 index += 1;
                 remember(&line, &mut ours, &mut sessions);
-                let item = if let Some(at) = settling.position(&line, index) {
-                    seen[at] = true;
-                    let trust = Trust {
-                        in_flight: finals.in_flight[at],
-                        stamps: finals.stamps_trusted,
-                    };
-                    Item::Listed {
-                        at,
-                        index,
-                        line,
-                        trust,
-                    }
-                } else if line.event.is_final()
-                    && line
-                        .run
-                        .as_deref()
-                        .is_some_and(|run| finals.strays.get(run).is_some_and(|(i, _)| *i == index))
-                {
-                    Item::Gone(line)
-                } else if line.event == Event::Entries {
-                    Item::Defines(line)
-                } else {
+                let Some(item) = to_judge(line, index, &finals, &mut settling, &mut seen) else {
                     continue;
                 };
                 batch.push(item);
@@ -281,27 +261,9 @@ fn judge_journal<'a>(
         },
         |judged| {
             for (item, judged) in judged {
-                match (item, judged) {
-                    (
-                        Item::Listed {
-                            at, index, line, ..
-                        },
-                        Judged::Listed(verdict),
-                    ) => {
-                        settle_listed(&mut found, at, index, line, verdict, report.as_deref_mut());
-                    }
-                    // After a failed removal the rest are not tried; the error ends the pass.
-                    (Item::Gone(line), Judged::Gone(Some(gone))) if removal.is_ok() => {
-                        removal = settle_gone(ctx, &mut found, line, gone, apply);
-                    }
-                    (Item::Defines(line), _) => {
-                        if let (Some(report), Some(key), Some(counts)) =
-                            (report.as_deref_mut(), &line.key, &line.entries)
-                        {
-                            report.define(key, counts);
-                        }
-                    }
-                    _ => {}
+                // After a failed removal the rest are not tried; the error ends the pass.
+                if removal.is_ok() {
+                    removal = settle(ctx, &mut found, item, judged, apply, report.as_deref_mut());
                 }
             }
         },
@@ -328,6 +290,71 @@ fn judge_journal<'a>(
     found.read.index = index;
     found.read.finals = finals;
     Ok(found)
+}
+
+/// The item to judge for the journal's line `index`, if it settles a run or defines entries.
+fn to_judge(
+    line: Line,
+    index: u64,
+    finals: &FinalLines<'_>,
+    settling: &mut InJournalOrder<'_, '_>,
+    seen: &mut [bool],
+) -> Option<Item> {
+    if let Some(at) = settling.position(&line, index) {
+        seen[at] = true;
+        let trust = Trust {
+            in_flight: finals.in_flight[at],
+            stamps: finals.stamps_trusted,
+        };
+        return Some(Item::Listed {
+            at,
+            index,
+            line,
+            trust,
+        });
+    }
+    let last_of_a_gone_run = line.event.is_final()
+        && line
+            .run
+            .as_deref()
+            .is_some_and(|run| finals.strays.get(run).is_some_and(|(i, _)| *i == index));
+    if last_of_a_gone_run {
+        Some(Item::Gone(line))
+    } else if line.event == Event::Entries {
+        Some(Item::Defines(line))
+    } else {
+        None
+    }
+}
+
+/// Applies a judged item, in journal order: counts, lines to journal, removals (with `apply`)
+/// and the report.
+fn settle(
+    ctx: &Ctx,
+    found: &mut CatchUp<'_>,
+    item: Item,
+    judged: Judged,
+    apply: bool,
+    report: Option<&mut Builder>,
+) -> Result<(), MigrateError> {
+    match (item, judged) {
+        (
+            Item::Listed {
+                at, index, line, ..
+            },
+            Judged::Listed(verdict),
+        ) => settle_listed(found, at, index, line, verdict, report),
+        (Item::Gone(line), Judged::Gone(Some(gone))) => {
+            return settle_gone(ctx, found, line, gone, apply)
+        }
+        (Item::Defines(line), _) => {
+            if let (Some(report), Some(key), Some(counts)) = (report, &line.key, &line.entries) {
+                report.define(key, counts);
+            }
+        }
+        _ => {}
+    }
+    Ok(())
 }
 
 /// How many lines the pool judges at a time.

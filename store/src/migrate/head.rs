@@ -15,7 +15,7 @@ use planrun_legacy::json::to_sdk_json;
 use planrun_legacy::{LegacyDocument, LegacyRun};
 use planrun_v2::PlanRunV2;
 
-use crate::{Doc, Failure, References, RunOutput, Store};
+use crate::{Doc, Failure, FailureKind, References, RunOutput, Store};
 
 /// The files of one run in a HEAD store.
 pub struct HeadOutputs {
@@ -35,10 +35,15 @@ pub fn outputs(
     origin: &std::path::Path,
     out: &RunOutput,
 ) -> Result<HeadOutputs, Failure> {
-    let v2: PlanRunV2 = serde_json::from_slice(&out.bytes)
-        .map_err(|e| Failure::rejected(origin, "internal", format!("V2 output unreadable: {e}")))?;
+    let v2: PlanRunV2 = serde_json::from_slice(&out.bytes).map_err(|e| {
+        Failure::rejected(
+            origin,
+            FailureKind::Internal,
+            format!("V2 output unreadable: {e}"),
+        )
+    })?;
     let mut down = downgrade_to_head(&v2, true)
-        .map_err(|e| Failure::rejected(origin, "mismatch", e.to_string()))?;
+        .map_err(|e| Failure::rejected(origin, FailureKind::Mismatch, e.to_string()))?;
     let mut files = Vec::new();
     match &down.plan {
         Some(plan) => files.push((

@@ -136,7 +136,7 @@ impl From<&Failure> for ErrorRecord {
             pointer: f.pointer.clone(),
             line: f.line,
             column: f.column,
-            kind: f.kind.clone(),
+            kind: f.kind.as_str().to_owned(),
             message: f.message.clone(),
         }
     }

@@ -574,6 +574,17 @@ impl BatchReport {
                 self.documents_copied
             );
         }
+        out.push_str(&self.failures_text());
+        for ignored in &self.ignored {
+            let _ = writeln!(out, "{}: ignored: {}", ignored.path, ignored.reason);
+        }
+        out
+    }
+
+    /// One line per run that failed (rejected, blocked, in flux, or a kept conflict): what
+    /// `--quiet` prints.
+    pub fn failures_text(&self) -> String {
+        let mut out = String::new();
         for failure in &self.failures {
             let at = if failure.line > 0 {
                 format!(":{}:{}", failure.line, failure.column)
@@ -600,9 +611,6 @@ impl BatchReport {
                     failure.path, failure.class, failure.kind, failure.file, failure.message
                 )
             };
-        }
-        for ignored in &self.ignored {
-            let _ = writeln!(out, "{}: ignored: {}", ignored.path, ignored.reason);
         }
         out
     }
