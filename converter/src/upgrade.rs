@@ -16,7 +16,7 @@ use crate::ids::stable_id;
 use crate::plan::{
     absent, plan_from_legacy, rebuilt_plan, rebuilt_plan_entries, PlanConversion, REBUILT_PLAN_KEY,
 };
-use crate::renames::row;
+use crate::renames;
 use crate::report::{EntryKind, LossReport};
 
 /// Says whether an agent-memory file exists, given the run id and the output name.
@@ -130,7 +130,7 @@ pub enum ConvertError {
 pub fn resolve_config(
     user: Option<&planrun_legacy::Config>,
 ) -> Result<(Arc<planrun_v2::Config>, LossReport), ConvertError> {
-    let note = row("v2.config").note;
+    let note = renames::V2_CONFIG.note;
     let mut report = LossReport::default();
     let mut base =
         serde_json::to_value(planrun_v2::Config::sdk_defaults()).expect("config is JSON");
@@ -249,7 +249,7 @@ fn convert(
     let mut residue = at.residue;
     let run = at.run;
     if src.run.step_key == StepKey::Id {
-        let r = row("v2.current_step_id");
+        let r = &renames::V2_CURRENT_STEP_ID;
         report.push(
             EntryKind::Renamed,
             Some("/run/current_step_id".into()),
@@ -317,7 +317,7 @@ fn convert(
         EntryKind::Moved,
         Some("/run/plan_id".into()),
         Some("/plan/id".into()),
-        row("v2.plan_id").note,
+        renames::V2_PLAN_ID.note,
         None,
     );
 
@@ -347,7 +347,7 @@ fn convert(
             EntryKind::Moved,
             Some("/run/outputs/final_output".into()),
             Some("/final_output".into()),
-            row("v2.final_output").note,
+            renames::V2_FINAL_OUTPUT.note,
             None,
         );
         output(o)
@@ -377,7 +377,7 @@ fn convert(
             EntryKind::Moved,
             Some("/run/outputs/clarifications".into()),
             Some("/clarifications".into()),
-            row("v2.clarifications").note,
+            renames::V2_CLARIFICATIONS.note,
             None,
         );
     }
@@ -390,7 +390,7 @@ fn convert(
                 EntryKind::Moved,
                 Some(join!("/run/plan_run_inputs/", pointer)),
                 Some(join!("/plan_run_inputs/", pointer)),
-                row("v2.plan_run_inputs").note,
+                renames::V2_PLAN_RUN_INPUTS.note,
                 None,
             );
             (
@@ -469,7 +469,7 @@ fn end_user(
                 EntryKind::Moved,
                 Some("/end_user".into()),
                 Some("/end_user".into()),
-                row("v2.end_user_id").note,
+                renames::V2_END_USER_ID.note,
                 None,
             );
             planrun_v2::EndUser {
@@ -486,7 +486,7 @@ fn end_user(
                 EntryKind::Defaulted,
                 Some("/run/end_user_id".into()),
                 Some("/end_user".into()),
-                NOTE.get_or_init(|| format!("no end-user file: {}", row("v2.end_user_id").note))
+                NOTE.get_or_init(|| format!("no end-user file: {}", renames::V2_END_USER_ID.note))
                     .as_str(),
                 None,
             );
@@ -509,7 +509,7 @@ fn end_user(
                 EntryKind::Derived,
                 from,
                 Some(join!("/end_user/additional_data/", token)),
-                row("v2.additional_data").note,
+                renames::V2_ADDITIONAL_DATA.note,
                 None,
             );
         }
@@ -525,7 +525,7 @@ fn step_output_values(
     plan: &planrun_v2::PlanV2,
     report: &mut LossReport,
 ) -> Vec<planrun_v2::StepOutputValue> {
-    let note = row("v2.step_outputs").note;
+    let note = renames::V2_STEP_OUTPUTS.note;
     outputs
         .into_iter()
         .enumerate()

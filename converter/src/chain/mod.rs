@@ -20,7 +20,7 @@ use planrun_legacy::{
     RunR4, RunR5, RunR6, RunRefKey, RunW1, Version,
 };
 
-use crate::renames::{row, rows_from, Op, Row, TABLE};
+use crate::renames::{self, rows_from, Op, Row, TABLE};
 use crate::report::{EntryKind, LossReport};
 
 /// A run brought to R6, with what the chain moved out of it and what it did.
@@ -44,18 +44,18 @@ pub struct ChainError(#[from] serde_json::Error);
 
 /// The legacy rows the typed steps implement, in table order.
 pub const TYPED_ROWS: &[&str] = &[
-    "w1.planner_ext",
-    "w1.agent_ext",
-    "w1.workflow_id",
-    "w1.id_prefix",
-    "w1.clar_prefix",
-    "r0.id_prefix",
-    "r0.clar_prefix",
-    "r2.planning_ext",
-    "r2.execution_ext",
-    "r3.end_user_id",
-    "r4.plan_run_inputs",
-    "r5.execution_context",
+    renames::W1_PLANNER_EXT.id,
+    renames::W1_AGENT_EXT.id,
+    renames::W1_WORKFLOW_ID.id,
+    renames::W1_ID_PREFIX.id,
+    renames::W1_CLAR_PREFIX.id,
+    renames::R0_ID_PREFIX.id,
+    renames::R0_CLAR_PREFIX.id,
+    renames::R2_PLANNING_EXT.id,
+    renames::R2_EXECUTION_EXT.id,
+    renames::R3_END_USER_ID.id,
+    renames::R4_PLAN_RUN_INPUTS.id,
+    renames::R5_EXECUTION_CONTEXT.id,
 ];
 
 /// Brings a run of any version to R6 with the typed steps, or with the [`reference`] when a row
@@ -115,7 +115,7 @@ pub(crate) fn note(row: &'static Row) -> &'static str {
     });
     let index = TABLE
         .iter()
-        .position(|r| std::ptr::eq(r, row))
+        .position(|r| std::ptr::eq(*r, row))
         .expect("a row of the table");
     &notes[index]
 }
@@ -191,16 +191,14 @@ impl Typed {
         &mut self,
         id: &mut Option<RunId>,
         clarifications: &mut [planrun_legacy::Clarification],
-        id_row: &str,
-        clar_row: &str,
+        id_row: &'static Row,
+        clar_row: &'static Row,
     ) {
-        let id_row = row(id_row);
         let (from, to, at) = prefixes(id_row);
         if let Some(run_id) = id.as_mut().filter(|i| i.0.prefix() == from) {
             *run_id = RunId(run_id.0.with_prefix(to));
             self.coerced(id_row, join!("/run", at));
         }
-        let clar_row = row(clar_row);
         let (from, to, at) = prefixes(clar_row);
         let (list, field) = at
             .split_once("/*/")
@@ -218,11 +216,11 @@ impl Typed {
 
     fn w1(&mut self, run: RunW1) -> RunR1 {
         let ec = run.execution_context;
-        let (planner, agent) = (row("w1.planner_ext"), row("w1.agent_ext"));
+        let (planner, agent) = (&renames::W1_PLANNER_EXT, &renames::W1_AGENT_EXT);
         self.renamed(planner, "/execution_context");
         self.renamed(agent, "/execution_context");
         let mut outputs = run.outputs;
-        let workflow_id = row("w1.workflow_id");
+        let workflow_id = &renames::W1_WORKFLOW_ID;
         let Op::RenameKey { at, .. } = workflow_id.op else {
             unreachable!()
         };
@@ -236,8 +234,8 @@ impl Typed {
         self.rewrite_prefixes(
             &mut id,
             &mut outputs.clarifications,
-            "w1.id_prefix",
-            "w1.clar_prefix",
+            &renames::W1_ID_PREFIX,
+            &renames::W1_CLAR_PREFIX,
         );
         RunR1 {
             id,
@@ -258,8 +256,8 @@ impl Typed {
         self.rewrite_prefixes(
             &mut run.id,
             &mut run.outputs.clarifications,
-            "r0.id_prefix",
-            "r0.clar_prefix",
+            &renames::R0_ID_PREFIX,
+            &renames::R0_CLAR_PREFIX,
         );
         run
     }
@@ -289,11 +287,11 @@ impl Typed {
         let ec = run.execution_context;
         let value = |ext: Option<Vec<String>>| serde_json::to_value(ext).expect("strings are JSON");
         self.keep_in_residue(
-            row("r2.planning_ext"),
+            &renames::R2_PLANNING_EXT,
             value(ec.planning_agent_system_context_extension),
         );
         self.keep_in_residue(
-            row("r2.execution_ext"),
+            &renames::R2_EXECUTION_EXT,
             value(ec.execution_agent_system_context_extension),
         );
         RunR3 {
@@ -310,7 +308,7 @@ impl Typed {
     }
 
     fn r3(&mut self, run: RunR3) -> RunR4 {
-        let row = row("r3.end_user_id");
+        let row = &renames::R3_END_USER_ID;
         let Op::Move { from, to, default } = row.op else {
             panic!("{} is not a move", row.id)
         };
@@ -348,7 +346,7 @@ impl Typed {
     }
 
     fn r4(&mut self, run: RunR4) -> RunR5 {
-        let row = row("r4.plan_run_inputs");
+        let row = &renames::R4_PLAN_RUN_INPUTS;
         let Op::Default { at, key, value } = row.op else {
             panic!("{} is not a default", row.id)
         };
@@ -375,7 +373,7 @@ impl Typed {
 
     fn r5(&mut self, run: RunR5) -> RunR6 {
         let context = serde_json::to_value(&run.execution_context).expect("contexts are JSON");
-        self.keep_in_residue(row("r5.execution_context"), context);
+        self.keep_in_residue(&renames::R5_EXECUTION_CONTEXT, context);
         RunR6 {
             id: run.id,
             plan_id: run.plan_id,

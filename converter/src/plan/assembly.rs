@@ -49,14 +49,14 @@ pub(super) fn assemble(plan: &Plan, steps: Vec<Converted>) -> PlanConversion {
         EntryKind::Renamed,
         Some("/plan/plan_context/query".into()),
         Some("/plan/label".into()),
-        row_note("plan.query"),
+        row_note(&renames::PLAN_QUERY),
         None,
     );
     report.push(
         EntryKind::Renamed,
         Some("/plan/plan_context/tool_ids".into()),
         Some("/plan/tool_ids".into()),
-        row_note("plan.tool_ids"),
+        row_note(&renames::PLAN_TOOL_IDS),
         None,
     );
 
@@ -84,7 +84,7 @@ pub(super) fn assemble(plan: &Plan, steps: Vec<Converted>) -> PlanConversion {
                 EntryKind::Renamed,
                 Some("/plan/inputs".into()),
                 Some("/plan/plan_inputs".into()),
-                row_note("plan.inputs"),
+                row_note(&renames::PLAN_INPUTS),
                 None,
             );
             for j in 0..v032.len() {
@@ -132,7 +132,7 @@ pub(super) fn assemble(plan: &Plan, steps: Vec<Converted>) -> PlanConversion {
         EntryKind::Derived,
         Some("/plan/steps".into()),
         Some("/plan/steps".into()),
-        row_note("plan.steps"),
+        row_note(&renames::PLAN_STEPS),
         None,
     );
     for (i, (converted, source)) in steps.iter().zip(&plan.steps).enumerate() {
@@ -215,8 +215,8 @@ pub(super) fn assemble(plan: &Plan, steps: Vec<Converted>) -> PlanConversion {
     }
 }
 
-fn row_note(id: &str) -> &'static str {
-    crate::chain::note(renames::row(id))
+fn row_note(row: &'static renames::Row) -> &'static str {
+    crate::chain::note(row)
 }
 
 /// The entries of a recognised builder step: its type, name and blocks, and each field.
