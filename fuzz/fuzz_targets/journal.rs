@@ -1,6 +1,6 @@
 //! The journal reader `--resume` trusts, on any bytes. Laws: it stops at a line boundary inside
 //! the bytes; the journal cut there (what a resume keeps) reads back to the same lines, whole,
-//! and so do the cheaper views of each line the resume also reads (its head as JSON, and as read
+//! and so do the cheaper views of each line the resume also reads (its tag as JSON, and as read
 //! from the line's first bytes), and a line read without the JSON reader is the line serde_json
 //! reads, in the bytes the writer writes for it; a line appended after the cut is read back; and
 //! a journal cut anywhere reads as the lines that end before the cut.
@@ -9,7 +9,7 @@
 use std::io::Cursor;
 
 use libfuzzer_sys::fuzz_target;
-use planrun_store::migrate::journal::{Event, Head, Line, Reader};
+use planrun_store::migrate::journal::{Event, Line, LineTag, Reader};
 
 /// Every line the reader takes, with the offset where each ends; and whether it stopped torn.
 fn read(bytes: &[u8]) -> (Vec<Line>, Vec<u64>, bool) {
@@ -53,38 +53,38 @@ fuzz_target!(|data: &[u8]| {
         }
     }
 
-    let mut heads = Reader::new(Cursor::new(kept));
+    let mut tags = Reader::new(Cursor::new(kept));
     let mut n = 0;
-    while let Some(head) = heads.next_as::<Head>().expect("reading memory cannot fail") {
+    while let Some(tag) = tags.next_as::<LineTag>().expect("reading memory cannot fail") {
         assert_eq!(
-            head.event, lines[n].event,
+            tag.event, lines[n].event,
             "line {n}: another event in the cheap view"
         );
         assert_eq!(
-            head.run, lines[n].run,
+            tag.run, lines[n].run,
             "line {n}: another run in the cheap view"
         );
         n += 1;
     }
     assert!(
-        !heads.torn && n == lines.len(),
+        !tags.torn && n == lines.len(),
         "the cheap view stops elsewhere: {n} of {}",
         lines.len()
     );
 
     let mut prefixes = Reader::new(Cursor::new(kept));
     let mut n = 0;
-    while let Some(head) = prefixes.next_head().expect("reading memory cannot fail") {
+    while let Some(tag) = prefixes.next_tag().expect("reading memory cannot fail") {
         assert_eq!(
-            (head.event, head.run.as_ref()),
+            (tag.event, tag.run.as_ref()),
             (lines[n].event, lines[n].run.as_ref()),
-            "line {n}: another head from the line's first bytes"
+            "line {n}: another tag from the line's first bytes"
         );
         n += 1;
     }
     assert!(
         !prefixes.torn && n == lines.len(),
-        "the heads read from first bytes stop elsewhere: {n} of {}",
+        "the tags read from first bytes stop elsewhere: {n} of {}",
         lines.len()
     );
 

@@ -54,8 +54,8 @@ impl DiskStore {
 
     /// The first bytes of the store's file `name` (at most `buf.len()`), as [`Store::read`]
     /// would read them; `None` when it cannot be read.
-    pub(crate) fn head<'b>(&self, name: &str, buf: &'b mut [u8]) -> Option<&'b [u8]> {
-        let read = self.dir.read_head_nofollow(Path::new(name), buf).ok()?;
+    pub(crate) fn first_bytes<'b>(&self, name: &str, buf: &'b mut [u8]) -> Option<&'b [u8]> {
+        let read = self.dir.read_start_nofollow(Path::new(name), buf).ok()?;
         Some(&buf[..read])
     }
 }

@@ -78,7 +78,7 @@ impl Dir {
 
     /// Reads the start of the file `relative` into `buf`, with one `read(2)`, opened as
     /// [`read_nofollow`] opens files: the number of bytes read, at most `buf.len()`.
-    pub(crate) fn read_head_nofollow(&self, relative: &Path, buf: &mut [u8]) -> io::Result<usize> {
+    pub(crate) fn read_start_nofollow(&self, relative: &Path, buf: &mut [u8]) -> io::Result<usize> {
         self.open_at(relative, READ_NOFOLLOW, Mode::empty())?
             .read(buf)
     }

@@ -172,7 +172,7 @@ pub(super) fn catch_up<'a>(
     let mut limit = u64::MAX;
     loop {
         let finals = FinalLines::read(journal, ctx.runs, limit)?;
-        let heads = finals.lines;
+        let tags = finals.lines;
         let found = judge_journal(
             ctx,
             journal,
@@ -182,10 +182,10 @@ pub(super) fn catch_up<'a>(
             pool,
             report.as_deref_mut(),
         )?;
-        if found.read.index >= heads {
+        if found.read.index >= tags {
             return Ok(found);
         }
-        // A line whose head reads but whose rest is no journal line (damage, not a torn
+        // A line whose tag reads but whose rest is no journal line (damage, not a torn
         // tail): the journal ends before it, so the lines after it settle nothing. Judged
         // again without them; what the first reading removed stays removed.
         limit = found.read.index;

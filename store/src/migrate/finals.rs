@@ -1,9 +1,9 @@
 //! Which journal line settles each run: the last `completed`/`failed`/`removed`/`conflict`
-//! line of every run, found by reading the lines' heads only.
+//! line of every run, found by reading the lines' tags (event and run) only.
 
 use std::path::Path;
 
-use super::journal::{Event, Head, Line, Reader};
+use super::journal::{Event, Line, LineTag, Reader};
 use super::{io_err, MigrateError};
 use crate::Names;
 
@@ -36,7 +36,7 @@ impl<'a> FinalLines<'a> {
     /// In `places`: a run not in the listing (or at a place beyond `u32`).
     pub(super) const ELSEWHERE: u32 = u32::MAX;
 
-    /// Reads only the heads of the first `limit` lines: the callers read the lines again in
+    /// Reads only the tags of the first `limit` lines: the callers read the lines again in
     /// full, and stop where one is invalid. `runs` is in byte order,
     /// as a [`Listing`](crate::store::Listing) is.
     pub(super) fn read(journal: &Path, runs: &'a Names, limit: u64) -> Result<Self, MigrateError> {
@@ -44,7 +44,7 @@ impl<'a> FinalLines<'a> {
         let mut reader = Reader::open(journal).map_err(io_err("cannot read", journal))?;
         let mut index = 0u64;
         while index < limit {
-            let Some(line) = reader.next_head().map_err(io_err("cannot read", journal))? else {
+            let Some(line) = reader.next_tag().map_err(io_err("cannot read", journal))? else {
                 break;
             };
             index += 1;
@@ -68,7 +68,7 @@ impl<'a> FinalLines<'a> {
     }
 
     /// Takes in the journal's line `index`, read after every line before it.
-    pub(super) fn absorb(&mut self, line: Head, index: u64) {
+    pub(super) fn absorb(&mut self, line: LineTag, index: u64) {
         let runs = self.runs;
         if line.event == Event::Session {
             self.stamps_trusted &= line.synced != Some(false);

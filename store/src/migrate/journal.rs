@@ -381,7 +381,7 @@ impl Fields<'_> {
 
 /// The fields of a [`Line`] that say which run it settles, read without the rest.
 #[derive(Debug, Deserialize)]
-pub struct Head {
+pub struct LineTag {
     /// What the line records.
     pub event: Event,
     /// Run lines: the run's file name in SRC.
@@ -392,20 +392,20 @@ pub struct Head {
     pub synced: Option<bool>,
 }
 
-impl Head {
+impl LineTag {
     /// Whether this line settles a run (completed or failed).
     pub fn is_final(&self) -> bool {
         self.event.is_final()
     }
 
-    /// The head of a line as [`Line::to_jsonl`] writes a run line, `{"event":"…","run":"…",`
+    /// The tag of a line as [`Line::to_jsonl`] writes a run line, `{"event":"…","run":"…",`
     /// or a whole `started` line, taken from its first bytes without reading the rest; `None`
     /// when the line does not start so (a header, a session or entries line, a name with
-    /// escapes), and it has to be read as JSON. (An entries line's head is not taken from its
+    /// escapes), and it has to be read as JSON. (An entries line's tag is not taken from its
     /// first bytes: a `run` key could follow them.)
-    fn from_prefix(line: &[u8]) -> Option<Head> {
+    fn from_prefix(line: &[u8]) -> Option<LineTag> {
         let (event, run, rest) = run_prefix(line)?;
-        (rest.first() == Some(&b',') || rest == b"}\n").then(|| Head {
+        (rest.first() == Some(&b',') || rest == b"}\n").then(|| LineTag {
             event,
             run: Some(run.to_owned()),
             synced: None,
@@ -696,12 +696,12 @@ impl<R: BufRead> Reader<R> {
         self.next_with(|line| Line::canonical(line).or_else(|| read(line)))
     }
 
-    /// The [`Head`] of the next line, read from its first bytes where it can be: unlike
-    /// `next_as::<Head>()` this does not check that the rest of a run line is valid JSON, so a
+    /// The [`LineTag`] of the next line, read from its first bytes where it can be: unlike
+    /// `next_as::<LineTag>()` this does not check that the rest of a run line is valid JSON, so a
     /// caller that needs the lines to be valid reads them again with [`Reader::next_line`]
     /// (and sees it stop at an invalid one).
-    pub fn next_head(&mut self) -> io::Result<Option<Head>> {
-        self.next_with(|line| Head::from_prefix(line).or_else(|| read(line)))
+    pub fn next_tag(&mut self) -> io::Result<Option<LineTag>> {
+        self.next_with(|line| LineTag::from_prefix(line).or_else(|| read(line)))
     }
 
     /// Reads the next line as `T`, a [`Line`] or a cheaper view of some of its fields.
@@ -722,7 +722,7 @@ impl<R: BufRead> Reader<R> {
         }
         // A line is one JSON object as `Line::to_jsonl` writes it. Anything else is invalid, the
         // array form of a struct included: serde would read `["header","x"]` as a Line with
-        // `format: "x"` but as a Head with `run: "x"`.
+        // `format: "x"` but as a LineTag with `run: "x"`.
         if self.buf.last() != Some(&b'\n') || self.buf.first() != Some(&b'{') {
             self.torn = true;
             return Ok(None);
@@ -1155,10 +1155,10 @@ mod tests {
     }
 
     /// Regression of a fuzzer finding: serde reads a struct from a JSON array too, field by
-    /// field, so `["header","x"]` read as a Line with `format: "x"` but as a Head (the view a
+    /// field, so `["header","x"]` read as a Line with `format: "x"` but as a LineTag (the view a
     /// resume reads first) with `run: "x"`. A line that is not an object is invalid in both.
     #[test]
-    fn a_head_read_from_the_first_bytes_is_the_head_serde_reads() {
+    fn a_tag_read_from_the_first_bytes_is_the_tag_serde_reads() {
         let names = [
             "prun-a.json",
             "",
@@ -1189,7 +1189,7 @@ mod tests {
                     ..run_line(event, name)
                 };
                 let jsonl = line.to_jsonl();
-                let fast = Head::from_prefix(jsonl.as_bytes());
+                let fast = LineTag::from_prefix(jsonl.as_bytes());
                 let plain = !name.contains(['"', '\\', '\t']);
                 assert_eq!(fast.is_some(), plain, "{jsonl}");
                 if let Some(fast) = fast {
@@ -1200,7 +1200,7 @@ mod tests {
         }
         for name in names {
             let jsonl = run_line(Event::Started, name).to_jsonl();
-            let fast = Head::from_prefix(jsonl.as_bytes());
+            let fast = LineTag::from_prefix(jsonl.as_bytes());
             let plain = !name.contains(['"', '\\', '\t']);
             assert_eq!(fast.is_some(), plain, "{jsonl}");
             let line = Line::canonical(jsonl.as_bytes());
@@ -1217,24 +1217,24 @@ mod tests {
         )]))
         .to_jsonl();
         text.push_str(&entries);
-        // Valid JSON, though no writer makes it: its head is the run it names.
+        // Valid JSON, though no writer makes it: its tag is the run it names.
         text.push_str("{\"event\":\"entries\",\"run\":\"x\"}\n");
         text.push_str("{\"event\":\"started\",\"run\":\"x\",}\n");
         let mut reader = Reader::new(text.as_bytes());
-        let mut heads = Vec::new();
-        while let Some(head) = reader.next_head().unwrap() {
-            heads.push((head.event, head.run));
+        let mut tags = Vec::new();
+        while let Some(tag) = reader.next_tag().unwrap() {
+            tags.push((tag.event, tag.run));
         }
         assert!(!reader.torn);
         let mut reader = Reader::new(text.as_bytes());
-        let mut serde_heads = Vec::new();
-        while let Some(head) = reader.next_as::<Head>().unwrap() {
-            serde_heads.push((head.event, head.run));
+        let mut serde_tags = Vec::new();
+        while let Some(tag) = reader.next_as::<LineTag>().unwrap() {
+            serde_tags.push((tag.event, tag.run));
         }
         assert!(reader.torn);
         // The invalid last line passes the prefix: only a full read stops there.
-        assert_eq!(heads.len(), 4 * names.len() + 5);
-        assert_eq!(heads[..heads.len() - 1], serde_heads[..]);
+        assert_eq!(tags.len(), 4 * names.len() + 5);
+        assert_eq!(tags[..tags.len() - 1], serde_tags[..]);
     }
 
     #[test]
@@ -1243,12 +1243,12 @@ mod tests {
         let mut lines = Reader::new(&text[..]);
         assert_eq!(lines.next_line().unwrap(), None);
         assert!(lines.torn && lines.good_len == 0);
-        let mut heads = Reader::new(&text[..]);
-        assert!(heads.next_as::<Head>().unwrap().is_none());
-        assert!(heads.torn && heads.good_len == 0);
-        let mut heads = Reader::new(&text[..]);
-        assert!(heads.next_head().unwrap().is_none());
-        assert!(heads.torn && heads.good_len == 0);
+        let mut tags = Reader::new(&text[..]);
+        assert!(tags.next_as::<LineTag>().unwrap().is_none());
+        assert!(tags.torn && tags.good_len == 0);
+        let mut tags = Reader::new(&text[..]);
+        assert!(tags.next_tag().unwrap().is_none());
+        assert!(tags.torn && tags.good_len == 0);
     }
 
     #[test]

@@ -59,7 +59,7 @@ pub(crate) fn by_plan(
             .map_init(
                 || [0u8; HEAD],
                 |buf, &place| {
-                    let plan = store.head(&runs.get(place), buf).and_then(plan_id);
+                    let plan = store.first_bytes(&runs.get(place), buf).and_then(plan_id);
                     let place = u32::try_from(place).expect("checked above");
                     (plan.map_or(0, |id| xxh3_64(id).max(1)), place)
                 },

@@ -67,15 +67,15 @@ pub(super) fn check_files(dst: &Dir, line: &Line) -> Result<Vec<u8>, String> {
     Ok(bytes)
 }
 
-/// Takes in the heads of the journal's lines after its first `offset` bytes (`index` lines).
-fn read_heads(
+/// Takes in the tags of the journal's lines after its first `offset` bytes (`index` lines).
+fn read_tags(
     journal: &Path,
     offset: u64,
     mut index: u64,
     last: &mut FinalLines<'_>,
 ) -> Result<(), MigrateError> {
     let mut reader = Reader::open_at(journal, offset).map_err(io_err("cannot read", journal))?;
-    while let Some(line) = reader.next_head().map_err(io_err("cannot read", journal))? {
+    while let Some(line) = reader.next_tag().map_err(io_err("cannot read", journal))? {
         index += 1;
         last.absorb(line, index);
     }
@@ -127,7 +127,7 @@ pub(super) fn verify<'a>(
     let mut last = so_far.finals;
     let finals_before = last.places.len();
     let mut problems: Vec<String> = so_far.problems;
-    read_heads(journal, so_far.offset, so_far.index, &mut last)?;
+    read_tags(journal, so_far.offset, so_far.index, &mut last)?;
     problems.extend(unsettled(ctx, &last));
     let mut settling = last.in_journal_order_after(finals_before);
     let mut reader =
