@@ -55,7 +55,10 @@ fuzz_target!(|data: &[u8]| {
 
     let mut tags = Reader::new(Cursor::new(kept));
     let mut n = 0;
-    while let Some(tag) = tags.next_as::<LineTag>().expect("reading memory cannot fail") {
+    while let Some(tag) = tags
+        .next_as::<LineTag>()
+        .expect("reading memory cannot fail")
+    {
         assert_eq!(
             tag.event, lines[n].event,
             "line {n}: another event in the cheap view"
