@@ -1,19 +1,14 @@
-//! The published legacy schemas: snapshots, headers, names, and descriptions everywhere.
+//! The published legacy schemas: their number, headers, names, and descriptions everywhere.
 
 use planrun_legacy::{schema_file, schemas, DocKind, Version, SCHEMA_BASE_URL};
 use planrun_v2::agreement::assert_valid_schema;
 use serde_json::Value;
 
+/// How many schemas are published. Their text is pinned once, by the committed files under
+/// `schemas/` and `tests/schemas_fresh.rs`, which fails when the code generates other bytes.
 #[test]
-fn schema_snapshots() {
-    let all = schemas();
-    assert_eq!(all.len(), 16);
-    for (file, schema) in all {
-        let text = serde_json::to_string_pretty(&schema).unwrap();
-        insta::with_settings!({snapshot_path => "../../snapshots/legacy/schemas", prepend_module_to_snapshot => false}, {
-            insta::assert_snapshot!(file.trim_end_matches(".json"), text);
-        });
-    }
+fn the_published_set_has_every_schema() {
+    assert_eq!(schemas().len(), 16);
 }
 
 #[test]

@@ -1,19 +1,15 @@
-//! The published schemas: snapshots, headers, tags as `const`, and the "every key required" rule.
+//! The published schemas: their number, headers, tags as `const`, and the "every key required"
+//! rule.
 
 use planrun_v2::agreement::assert_valid_schema;
 use planrun_v2::{schemas, SCHEMA_BASE_URL};
 use serde_json::Value;
 
+/// How many schemas are published. Their text is pinned once, by the committed files under
+/// `schemas/` and `tests/schemas_fresh.rs`, which fails when the code generates other bytes.
 #[test]
-fn schema_snapshots() {
-    let all = schemas();
-    assert_eq!(all.len(), 9);
-    for (file, schema) in all {
-        let text = serde_json::to_string_pretty(&schema).unwrap();
-        insta::with_settings!({snapshot_path => "../../snapshots/v2", prepend_module_to_snapshot => false}, {
-            insta::assert_snapshot!(file.trim_end_matches(".json"), text);
-        });
-    }
+fn the_published_set_has_every_schema() {
+    assert_eq!(schemas().len(), 9);
 }
 
 #[test]
