@@ -219,45 +219,161 @@ fn row_note(row: &'static renames::Row) -> &'static str {
     crate::chain::note(row)
 }
 
+/// The entries of one recognised builder step, at `/plan/steps/<i>`.
+struct StepEntries<'r> {
+    report: &'r mut LossReport,
+    /// The step's JSON pointer.
+    pointer: String,
+}
+
+impl StepEntries<'_> {
+    /// The pointer to `field` of the step.
+    fn at(&self, field: &str) -> String {
+        join!(self.pointer, "/", field)
+    }
+
+    fn derived(&mut self, source: &str, field: &str, note: &'static str) {
+        let (from, to) = (self.at(source), self.at(field));
+        self.report
+            .push(EntryKind::Derived, Some(from), Some(to), note, None);
+    }
+
+    fn defaulted(&mut self, field: &str, value: Value, note: &'static str) {
+        let to = self.at(field);
+        self.report
+            .push(EntryKind::Defaulted, None, Some(to), note, Some(value));
+    }
+
+    fn renamed(&mut self, source: &str, field: &str, note: &'static str) {
+        let (from, to) = (self.at(source), self.at(field));
+        self.report
+            .push(EntryKind::Renamed, Some(from), Some(to), note, None);
+    }
+
+    /// A ReAct agent step's tools and the fields the legacy plan lacks.
+    fn react_agent(&mut self, refs: &'static str) {
+        self.derived(
+            "tool_id",
+            "tools",
+            "the ReAct agent's tool ids, comma-joined in the legacy step",
+        );
+        self.derived("inputs", "inputs", refs);
+        for field in ["output_schema", "model"] {
+            self.defaulted(field, Value::Null, "not in the legacy plan");
+        }
+        self.defaulted(
+            "tool_call_limit",
+            json!(DEFAULT_TOOL_CALL_LIMIT),
+            "not in the legacy plan; the builder's default",
+        );
+        self.defaulted(
+            "allow_agent_clarifications",
+            Value::Bool(false),
+            "not in the legacy plan; the builder's default",
+        );
+    }
+
+    /// A conditional clause step: its condition, arguments and place in its block.
+    fn conditional_clause(&mut self) {
+        self.derived(
+            "task",
+            "condition",
+            "the text after `Conditional clause: ` (a callable shows as `If result of <name> \
+             is true`)",
+        );
+        self.derived(
+            "inputs",
+            "args",
+            "argument names are not in the legacy plan; each reference is keyed by its \
+             variable name",
+        );
+        self.derived(
+            "task",
+            "clause_index_in_block",
+            "the clause's position among its block's clause steps",
+        );
+        self.derived(
+            "condition",
+            "block_clause_type",
+            "if, else-if/else or endif, told apart by the condition the SDK derives for each",
+        );
+    }
+
+    /// A loop clause step: its condition, kind and block.
+    fn loop_clause(&mut self, has_condition: bool) {
+        self.derived(
+            "task",
+            "condition",
+            "the text after `Loop clause: `; `If result of None is true` is a loop without \
+             a condition",
+        );
+        self.derived(
+            "task",
+            "loop_type",
+            if has_condition {
+                "while and do-while loops write the same legacy steps; WHILE is assumed"
+            } else {
+                "a loop without a condition is a for-each loop"
+            },
+        );
+        self.derived(
+            "task",
+            "loop_step_type",
+            "an end clause repeats its start clause (the builder copies it)",
+        );
+        self.derived(
+            "task",
+            "loop_block",
+            "the start and end clause steps of the loop",
+        );
+        self.derived(
+            "inputs",
+            "args",
+            "argument names are not in the legacy plan; each reference is keyed by its \
+             variable name",
+        );
+        self.defaulted(
+            "over",
+            Value::Null,
+            "what a for-each loop iterates over is not in the legacy plan",
+        );
+        self.defaulted("index", json!(0), "the SDK's default");
+    }
+}
+
 /// The entries of a recognised builder step: its type, name and blocks, and each field.
 fn report_builder_step(report: &mut LossReport, i: usize, step: &StepV2) {
-    let at = join!("/plan/steps/", i);
-    let from = |field: &str| Some(join!(at, "/", field));
+    let mut e = StepEntries {
+        pointer: join!("/plan/steps/", i),
+        report,
+    };
     let tag = step.type_tag();
-    let derived = |report: &mut LossReport, source: &str, field: &str, note: &'static str| {
-        report.push(EntryKind::Derived, from(source), from(field), note, None);
-    };
-    let defaulted = |report: &mut LossReport, field: &str, value: Value, note: &'static str| {
-        report.push(EntryKind::Defaulted, None, from(field), note, Some(value));
-    };
-    report.push(
+    e.report.push(
         EntryKind::Derived,
-        Some(at.clone()),
-        from("type"),
+        Some(e.pointer.clone()),
+        Some(e.at("type")),
         format!(
             "recognised as a Plan Builder step by its task prefix and tool id; to_legacy_plan \
              of the `{tag}` step gives the legacy step back exactly"
         ),
         Some(json!(tag)),
     );
-    report.push(
+    e.report.push(
         EntryKind::Derived,
-        from("output"),
-        from("step_name"),
+        Some(e.at("output")),
+        Some(e.at("step_name")),
         "the output is the positional `$step_N_output`; the name is the SDK's default \
          `step_N` (a custom step_name never reaches the legacy plan)",
         Some(Value::String(step.step_name().to_owned())),
     );
-    derived(
-        report,
+    e.derived(
         "condition",
         "conditional_block",
         "the conditional block is rebuilt from the clause steps; the legacy condition is derived \
          from it",
     );
     if step.loop_block().is_none() {
-        defaulted(
-            report,
+        e.defaulted(
             "loop_block",
             Value::Null,
             "the builder sets a loop block on loop clause steps only",
@@ -267,181 +383,53 @@ fn report_builder_step(report: &mut LossReport, i: usize, step: &StepV2) {
                 other name a plan input";
     match step {
         StepV2::InvokeTool { .. } => {
-            report.push(
-                EntryKind::Renamed,
-                from("tool_id"),
-                from("tool"),
-                "the invoked tool",
-                None,
-            );
-            derived(
-                report,
+            e.renamed("tool_id", "tool", "the invoked tool");
+            e.derived(
                 "task",
                 "args",
                 "parsed from `Use tool X with args: k=v, …`; a value shown as the next input \
-                 variable is that reference, any other value stays the string shown (nothing is decoded)",
+                 variable is that reference, any other value stays the string shown (nothing is \
+                 decoded)",
             );
-            derived(report, "inputs", "args", refs);
-            defaulted(
-                report,
-                "output_schema",
-                Value::Null,
-                "not in the legacy plan",
-            );
+            e.derived("inputs", "args", refs);
+            e.defaulted("output_schema", Value::Null, "not in the legacy plan");
         }
         StepV2::Llm { .. } => {
-            derived(
-                report,
-                "tool_id",
-                "type",
-                "`llm_tool` is the LLM step's tool id",
-            );
-            derived(report, "inputs", "inputs", refs);
+            e.derived("tool_id", "type", "`llm_tool` is the LLM step's tool id");
+            e.derived("inputs", "inputs", refs);
             for field in ["output_schema", "system_prompt", "model"] {
-                defaulted(report, field, Value::Null, "not in the legacy plan");
+                e.defaulted(field, Value::Null, "not in the legacy plan");
             }
         }
         StepV2::SingleToolAgent { .. } => {
-            report.push(
-                EntryKind::Renamed,
-                from("tool_id"),
-                from("tool"),
-                "the agent's one tool",
-                None,
-            );
-            derived(report, "inputs", "inputs", refs);
+            e.renamed("tool_id", "tool", "the agent's one tool");
+            e.derived("inputs", "inputs", refs);
             for field in ["output_schema", "model"] {
-                defaulted(report, field, Value::Null, "not in the legacy plan");
+                e.defaulted(field, Value::Null, "not in the legacy plan");
             }
         }
-        StepV2::ReactAgent { .. } => {
-            derived(
-                report,
-                "tool_id",
-                "tools",
-                "the ReAct agent's tool ids, comma-joined in the legacy step",
-            );
-            derived(report, "inputs", "inputs", refs);
-            for field in ["output_schema", "model"] {
-                defaulted(report, field, Value::Null, "not in the legacy plan");
-            }
-            defaulted(
-                report,
-                "tool_call_limit",
-                json!(DEFAULT_TOOL_CALL_LIMIT),
-                "not in the legacy plan; the builder's default",
-            );
-            defaulted(
-                report,
-                "allow_agent_clarifications",
-                Value::Bool(false),
-                "not in the legacy plan; the builder's default",
-            );
-        }
-        StepV2::Conditional { .. } => {
-            derived(
-                report,
-                "task",
-                "condition",
-                "the text after `Conditional clause: ` (a callable shows as `If result of <name> \
-                 is true`)",
-            );
-            derived(
-                report,
-                "inputs",
-                "args",
-                "argument names are not in the legacy plan; each reference is keyed by its \
-                 variable name",
-            );
-            derived(
-                report,
-                "task",
-                "clause_index_in_block",
-                "the clause's position among its block's clause steps",
-            );
-            derived(
-                report,
-                "condition",
-                "block_clause_type",
-                "if, else-if/else or endif, told apart by the condition the SDK derives for each",
-            );
-        }
-        StepV2::Loop { condition, .. } => {
-            derived(
-                report,
-                "task",
-                "condition",
-                "the text after `Loop clause: `; `If result of None is true` is a loop without \
-                 a condition",
-            );
-            derived(
-                report,
-                "task",
-                "loop_type",
-                if condition.is_some() {
-                    "while and do-while loops write the same legacy steps; WHILE is assumed"
-                } else {
-                    "a loop without a condition is a for-each loop"
-                },
-            );
-            derived(
-                report,
-                "task",
-                "loop_step_type",
-                "an end clause repeats its start clause (the builder copies it)",
-            );
-            derived(
-                report,
-                "task",
-                "loop_block",
-                "the start and end clause steps of the loop",
-            );
-            derived(
-                report,
-                "inputs",
-                "args",
-                "argument names are not in the legacy plan; each reference is keyed by its \
-                 variable name",
-            );
-            defaulted(
-                report,
-                "over",
-                Value::Null,
-                "what a for-each loop iterates over is not in the legacy plan",
-            );
-            defaulted(report, "index", json!(0), "the SDK's default");
-        }
+        StepV2::ReactAgent { .. } => e.react_agent(refs),
+        StepV2::Conditional { .. } => e.conditional_clause(),
+        StepV2::Loop { condition, .. } => e.loop_clause(condition.is_some()),
         StepV2::UserInput { options, .. } => {
-            derived(
-                report,
-                "task",
-                "message",
-                "the text after `User input (…): `",
-            );
+            e.derived("task", "message", "the text after `User input (…): `");
             let note = if options.is_some() {
                 "a multiple-choice question whose choices are not in the legacy plan: `[]`"
             } else {
                 "a free-text question"
             };
-            defaulted(report, "options", json!(options), note);
+            e.defaulted("options", json!(options), note);
         }
         StepV2::UserVerify { .. } => {
-            derived(
-                report,
-                "task",
-                "message",
-                "the text after `User verification: `",
-            );
+            e.derived("task", "message", "the text after `User verification: `");
         }
         StepV2::Exit { .. } => {
-            derived(
-                report,
+            e.derived(
                 "task",
                 "message",
                 "the text after `Exit plan: ` / `Exit plan with error: `",
             );
-            derived(
-                report,
+            e.derived(
                 "task",
                 "error",
                 "`Exit plan with error: ` marks an error exit",
