@@ -155,8 +155,7 @@ def migrate(
     to: Literal["v2", "r6"] = "v2",
     shard: str | tuple[int, int] | None = None,
     config: Config | StrPath | None = None,
-    durable: bool = False,
-    no_sync: bool = False,
+    durability: Literal["chunks", "files", "none"] = "chunks",
     overwrite_changed: bool = False,
 ) -> dict[str, Any]:
     """Migrates a store as `planrun migrate SRC --out OUT [--to v2|r6]` does; returns the JSON
@@ -164,8 +163,9 @@ def migrate(
 
     `to="r6"` writes a DiskFileStorage store the SDK at HEAD loads completely. A
     KeyboardInterrupt stops it once the chunks in flight are journaled (resumable with `resume=True`).
-    `durable` fsyncs every file and `no_sync` syncs nothing (`--durable`, `--no-sync`); by
-    default one syncfs per group of chunks makes outputs durable before they are journaled.
+    `durability="files"` fsyncs every file and `"none"` syncs nothing (`--durable`, `--no-sync`);
+    by default (`"chunks"`) one syncfs per group of chunks makes outputs durable before they are
+    journaled.
     `resume=True` brings `out` up to date with `src` as it is now; an output someone else changed
     in `out` is kept and counted under the report's `catch_up.conflicts` unless
     `overwrite_changed=True`. With `dry_run=True` a resume only says what it would do.

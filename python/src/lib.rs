@@ -532,8 +532,9 @@ impl Progress for Cancel {
 /// converted, the outputs of runs gone from `src` removed; an output someone else changed in
 /// `out` is kept and counted under `catch_up.conflicts` unless `overwrite_changed`); `dry_run`
 /// converts and checks in memory and writes nothing (with `resume`: what a catch-up would do);
-/// `shard` is `"I/N"` or `(I, N)`; `config` a `Config` or a Config file's path; `durable` fsyncs
-/// every file, `no_sync` syncs nothing (`--durable`, `--no-sync`). `to` is `"v2"` (PlanRunV2
+/// `shard` is `"I/N"` or `(I, N)`; `config` a `Config` or a Config file's path; `durability` is
+/// `"chunks"` (one syncfs per group of chunks), `"files"` (fsync every file, `--durable`) or
+/// `"none"` (no sync, `--no-sync`). `to` is `"v2"` (PlanRunV2
 /// files) or `"r6"` (a `DiskFileStorage` store the SDK at HEAD loads completely, what HEAD
 /// cannot hold kept under `out/.planrun/residue/`), as `--to` of the CLI.
 ///
@@ -542,7 +543,7 @@ impl Progress for Cancel {
 /// verify pass fails (the CLI's exit 2), `ValueError` for an unknown `to`; rejected and blocked
 /// runs are in the report, not errors.
 #[pyfunction]
-#[pyo3(signature = (src, out, *, jobs=None, resume=false, dry_run=false, to="v2", shard=None, config=None, durable=false, no_sync=false, overwrite_changed=false))]
+#[pyo3(signature = (src, out, *, jobs=None, resume=false, dry_run=false, to="v2", shard=None, config=None, durability="chunks", overwrite_changed=false))]
 #[allow(
     clippy::too_many_arguments,
     reason = "the keyword arguments of `planrun migrate`"
@@ -557,8 +558,7 @@ fn migrate<'py>(
     to: &str,
     shard: Option<&Bound<'py, PyAny>>,
     config: Option<&Bound<'py, PyAny>>,
-    durable: bool,
-    no_sync: bool,
+    durability: &str,
     overwrite_changed: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
     let target = match to.to_ascii_lowercase().as_str() {
@@ -594,10 +594,12 @@ fn migrate<'py>(
             Some(Shard::from_str(&text).map_err(PyValueError::new_err)?)
         }
     };
-    let durability = Durability::from_flags(durable, no_sync).ok_or_else(|| {
-        PyValueError::new_err(
-            "durable and no_sync cannot be combined: one fsyncs every file, the other none",
-        )
+    let durability = Durability::named(&durability.to_ascii_lowercase()).ok_or_else(|| {
+        PyValueError::new_err(format!(
+            "durability={durability:?}: expected \"chunks\" (the default: one syncfs per group of \
+             chunks), \"files\" (fsync every file, as --durable) or \"none\" (no sync, as \
+             --no-sync)"
+        ))
     })?;
     let config = config::argument(py, config)?;
     let options = Options {
@@ -659,8 +661,8 @@ const FLAGS_AS_KEYWORDS: [(&str, &str); 7] = [
     ("--overwrite-changed", "overwrite_changed=True"),
     ("--resume", "resume=True"),
     ("--dry-run", "dry_run=True"),
-    ("--no-sync", "no_sync=True"),
-    ("--durable", "durable=True"),
+    ("--no-sync", "durability=\"none\""),
+    ("--durable", "durability=\"files\""),
     ("--config", "config="),
     ("--to", "to="),
 ];

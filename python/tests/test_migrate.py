@@ -72,7 +72,7 @@ def test_to_r6_writes_the_head_store_of_the_cli(generated, planrun, tmp_path):
 
 def test_no_sync_writes_the_same_tree(generated, migrated, tmp_path):
     dst = tmp_path / "unsynced"
-    report = pm.migrate(generated, dst, no_sync=True, jobs=1)
+    report = pm.migrate(generated, dst, durability="none", jobs=1)
     assert report["runs"] == migrated[1]["runs"]
     assert tree(dst) == tree(migrated[0])
 
@@ -97,8 +97,8 @@ def test_arguments_the_engine_refuses(generated, tmp_path):
         pm.migrate(generated, tmp_path / "a", shard="2/2")
     with pytest.raises(TypeError):
         pm.migrate(generated, tmp_path / "a", shard=1.5)
-    with pytest.raises(ValueError, match="no_sync"):
-        pm.migrate(generated, tmp_path / "a", durable=True, no_sync=True)
+    with pytest.raises(ValueError, match="durability"):
+        pm.migrate(generated, tmp_path / "a", durability="fsync")
     with pytest.raises(pm.PlanrunError, match="must not contain each other"):
         pm.migrate(generated, generated / "inside")
     busy = tmp_path / "busy"

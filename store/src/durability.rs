@@ -34,4 +34,21 @@ impl Durability {
     pub fn per_file(self) -> bool {
         self == Durability::Files
     }
+
+    /// Every mode, by its name in the Python API (`durability=`).
+    pub const ALL: [Durability; 3] = [Durability::Chunks, Durability::Files, Durability::None];
+
+    /// The mode's name: `chunks` (the default), `files` (`--durable`), `none` (`--no-sync`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Durability::None => "none",
+            Durability::Chunks => "chunks",
+            Durability::Files => "files",
+        }
+    }
+
+    /// The mode named `name` (see [`Durability::as_str`]).
+    pub fn named(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|mode| mode.as_str() == name)
+    }
 }
