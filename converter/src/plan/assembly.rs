@@ -8,7 +8,7 @@ use planrun_wire::join;
 use serde_json::{json, Value};
 
 use planrun_legacy::json::escape_pointer_token;
-use planrun_legacy::Plan;
+use planrun_legacy::{Plan, Step};
 use planrun_v2::{PlanInput, PlanV2, StepV2, DEFAULT_TOOL_CALL_LIMIT};
 
 use super::recognition::Converted;
@@ -16,55 +16,115 @@ use super::{absent, derived_plan_id, renamed_to_plan_inputs, PlanConversion};
 use crate::renames;
 use crate::report::{EntryKind, LossReport};
 
+/// What a plan's conversion reports, and what it keeps in the residue for V2 cannot hold it.
+struct PlanEntries {
+    report: LossReport,
+    residue: IndexMap<String, Value>,
+}
+
+impl PlanEntries {
+    /// Keeps `value`, the legacy plan's at pointer `key`, in the residue, and reports the move.
+    fn keep(&mut self, key: String, value: Value, note: &'static str) {
+        let to = join!("/legacy/entries/", escape_pointer_token(&key));
+        self.report
+            .push(EntryKind::Moved, Some(key.clone()), Some(to), note, None);
+        self.residue.insert(key, value);
+    }
+}
+
 /// The conversion of `plan` whose steps are `steps` (1:1 with the legacy steps).
 pub(super) fn assemble(plan: &Plan, steps: Vec<Converted>) -> PlanConversion {
-    let mut residue = IndexMap::new();
-    let mut report = LossReport::default();
-    let mut keep = |report: &mut LossReport, key: String, value: Value, note: &'static str| {
-        let to = join!("/legacy/entries/", escape_pointer_token(&key));
-        report.push(EntryKind::Moved, Some(key.clone()), Some(to), note, None);
-        residue.insert(key, value);
+    let mut e = PlanEntries {
+        report: LossReport::default(),
+        residue: IndexMap::new(),
     };
-
-    let id = if let Some(id) = &plan.id {
-        id.to_string()
-    } else {
-        let id = derived_plan_id(plan);
-        report.push(
-            EntryKind::Defaulted,
-            None,
-            Some("/plan/id".into()),
-            "the legacy plan has no id; V2 requires one: UUIDv5 of the plan's JSON",
-            Some(Value::String(id.clone())),
-        );
-        keep(
-            &mut report,
-            "/plan/id".into(),
-            absent(),
-            "the plan had no id; a downgrade leaves it out again",
-        );
-        id
-    };
-    report.push(
+    let id = plan_id(plan, &mut e);
+    e.report.push(
         EntryKind::Renamed,
         Some("/plan/plan_context/query".into()),
         Some("/plan/label".into()),
         row_note(&renames::PLAN_QUERY),
         None,
     );
-    report.push(
+    e.report.push(
         EntryKind::Renamed,
         Some("/plan/plan_context/tool_ids".into()),
         Some("/plan/tool_ids".into()),
         row_note(&renames::PLAN_TOOL_IDS),
         None,
     );
+    let plan_inputs = plan_inputs(plan, &mut e);
+    e.report.push(
+        EntryKind::Derived,
+        Some("/plan/steps".into()),
+        Some("/plan/steps".into()),
+        row_note(&renames::PLAN_STEPS),
+        None,
+    );
+    for (i, (converted, source)) in steps.iter().zip(&plan.steps).enumerate() {
+        match &converted.legacy_reason {
+            None => report_builder_step(&mut e.report, i, &converted.step),
+            Some(reason) => report_legacy_step(&mut e, i, converted, source, reason),
+        }
+    }
+    e.report.push(
+        EntryKind::Defaulted,
+        None,
+        Some("/plan/summarize".into()),
+        "legacy plans do not summarise their final output (the builder's default)",
+        Some(Value::Bool(false)),
+    );
+    e.report.push(
+        EntryKind::Defaulted,
+        None,
+        Some("/plan/final_output_schema".into()),
+        "a legacy plan's structured_output_schema is never written by the SDK",
+        Some(Value::Null),
+    );
+    PlanConversion {
+        plan: Arc::new(PlanV2 {
+            id,
+            label: plan.plan_context.query.clone(),
+            tool_ids: plan.plan_context.tool_ids.clone(),
+            steps: steps.into_iter().map(|c| c.step).collect(),
+            plan_inputs,
+            summarize: false,
+            final_output_schema: None,
+        }),
+        residue: e.residue,
+        report: e.report,
+    }
+}
 
-    let plan_inputs = match (&plan.plan_inputs, &plan.inputs) {
+/// The plan's id; a plan without one gets the UUIDv5 of its JSON, and the residue says it had
+/// none.
+fn plan_id(plan: &Plan, e: &mut PlanEntries) -> String {
+    if let Some(id) = &plan.id {
+        return id.to_string();
+    }
+    let id = derived_plan_id(plan);
+    e.report.push(
+        EntryKind::Defaulted,
+        None,
+        Some("/plan/id".into()),
+        "the legacy plan has no id; V2 requires one: UUIDv5 of the plan's JSON",
+        Some(Value::String(id.clone())),
+    );
+    e.keep(
+        "/plan/id".into(),
+        absent(),
+        "the plan had no id; a downgrade leaves it out again",
+    );
+    id
+}
+
+/// The plan's inputs: its `plan_inputs`, v0.3.2's `inputs` under their later name, or none
+/// before v0.3.2.
+fn plan_inputs(plan: &Plan, e: &mut PlanEntries) -> Vec<PlanInput> {
+    match (&plan.plan_inputs, &plan.inputs) {
         (Some(inputs), v032) => {
             if let Some(v032) = v032 {
-                keep(
-                    &mut report,
+                e.keep(
                     "/plan/inputs".into(),
                     serde_json::to_value(v032).expect("plan inputs serialise to JSON"),
                     "the plan has both `inputs` (v0.3.2) and `plan_inputs`; V2 holds one list",
@@ -80,7 +140,7 @@ pub(super) fn assemble(plan: &Plan, steps: Vec<Converted>) -> PlanConversion {
                 .collect()
         }
         (None, Some(v032)) => {
-            report.push(
+            e.report.push(
                 EntryKind::Renamed,
                 Some("/plan/inputs".into()),
                 Some("/plan/plan_inputs".into()),
@@ -88,7 +148,7 @@ pub(super) fn assemble(plan: &Plan, steps: Vec<Converted>) -> PlanConversion {
                 None,
             );
             for j in 0..v032.len() {
-                report.push(
+                e.report.push(
                     EntryKind::Defaulted,
                     None,
                     Some(join!("/plan/plan_inputs/", j, "/value")),
@@ -96,8 +156,7 @@ pub(super) fn assemble(plan: &Plan, steps: Vec<Converted>) -> PlanConversion {
                     Some(Value::Null),
                 );
             }
-            keep(
-                &mut report,
+            e.keep(
                 "/plan/inputs".into(),
                 renamed_to_plan_inputs(),
                 "the v0.3.2 spelling `inputs`; a downgrade writes it again",
@@ -111,107 +170,69 @@ pub(super) fn assemble(plan: &Plan, steps: Vec<Converted>) -> PlanConversion {
                 .collect()
         }
         (None, None) => {
-            report.push(
+            e.report.push(
                 EntryKind::Defaulted,
                 None,
                 Some("/plan/plan_inputs".into()),
                 "plans before v0.3.2 have no inputs",
                 Some(json!([])),
             );
-            keep(
-                &mut report,
+            e.keep(
                 "/plan/plan_inputs".into(),
                 absent(),
                 "the plan had no `plan_inputs` key (before v0.3.2); a downgrade leaves it out",
             );
             Vec::new()
         }
-    };
+    }
+}
 
-    report.push(
+/// The entries of a step kept verbatim as a legacy step, and what its V2 form cannot hold.
+fn report_legacy_step(
+    e: &mut PlanEntries,
+    i: usize,
+    converted: &Converted,
+    source: &Step,
+    reason: &str,
+) {
+    let at = join!("/plan/steps/", i);
+    e.report.push(
         EntryKind::Derived,
-        Some("/plan/steps".into()),
-        Some("/plan/steps".into()),
-        row_note(&renames::PLAN_STEPS),
-        None,
+        Some(at.clone()),
+        Some(join!(at, "/type")),
+        join!("kept verbatim as a legacy step: ", reason),
+        Some(json!("legacy")),
     );
-    for (i, (converted, source)) in steps.iter().zip(&plan.steps).enumerate() {
-        match &converted.legacy_reason {
-            None => report_builder_step(&mut report, i, &converted.step),
-            Some(reason) => {
-                let at = join!("/plan/steps/", i);
-                report.push(
-                    EntryKind::Derived,
-                    Some(at.clone()),
-                    Some(join!(at, "/type")),
-                    join!("kept verbatim as a legacy step: ", reason),
-                    Some(json!("legacy")),
-                );
-                report.push(
-                    EntryKind::Derived,
-                    Some(join!(at, "/output")),
-                    Some(join!(at, "/step_name")),
-                    "a legacy step is named after its output, without the `$`",
-                    Some(Value::String(converted.step.step_name().to_owned())),
-                );
-                if source.condition.is_none() {
-                    keep(
-                        &mut report,
-                        join!(at, "/condition"),
-                        absent(),
-                        "the step had no `condition` key (before 0.1.8); V2 writes null, a \
-                         downgrade leaves the key out",
-                    );
-                }
-                for (j, input) in source.inputs.iter().enumerate() {
-                    if let Some(value) = &input.value {
-                        keep(
-                            &mut report,
-                            join!(at, "/inputs/", j, "/value"),
-                            value.clone(),
-                            "a constant `Variable.value` (removed in v0.1.12); V2 has no slot",
-                        );
-                    }
-                }
-                for (key, value) in &source.extra {
-                    keep(
-                        &mut report,
-                        join!(at, "/", escape_pointer_token(key)),
-                        value.clone(),
-                        "an unknown step key (Step is extra=\"allow\" from 0.1.7); V2 has no slot",
-                    );
-                }
-            }
+    e.report.push(
+        EntryKind::Derived,
+        Some(join!(at, "/output")),
+        Some(join!(at, "/step_name")),
+        "a legacy step is named after its output, without the `$`",
+        Some(Value::String(converted.step.step_name().to_owned())),
+    );
+    if source.condition.is_none() {
+        e.keep(
+            join!(at, "/condition"),
+            absent(),
+            "the step had no `condition` key (before 0.1.8); V2 writes null, a downgrade leaves \
+             the key out",
+        );
+    }
+    for (j, input) in source.inputs.iter().enumerate() {
+        if let Some(value) = &input.value {
+            e.keep(
+                join!(at, "/inputs/", j, "/value"),
+                value.clone(),
+                "a constant `Variable.value` (removed in v0.1.12); V2 has no slot",
+            );
         }
     }
-
-    report.push(
-        EntryKind::Defaulted,
-        None,
-        Some("/plan/summarize".into()),
-        "legacy plans do not summarise their final output (the builder's default)",
-        Some(Value::Bool(false)),
-    );
-    report.push(
-        EntryKind::Defaulted,
-        None,
-        Some("/plan/final_output_schema".into()),
-        "a legacy plan's structured_output_schema is never written by the SDK",
-        Some(Value::Null),
-    );
-
-    PlanConversion {
-        plan: Arc::new(PlanV2 {
-            id,
-            label: plan.plan_context.query.clone(),
-            tool_ids: plan.plan_context.tool_ids.clone(),
-            steps: steps.into_iter().map(|c| c.step).collect(),
-            plan_inputs,
-            summarize: false,
-            final_output_schema: None,
-        }),
-        residue,
-        report,
+    for (key, value) in &source.extra {
+        e.keep(
+            join!(at, "/", escape_pointer_token(key)),
+            value.clone(),
+            "an unknown step key (Step is extra=\"allow\" from 0.1.7); V2 has no slot",
+        );
     }
 }
 
