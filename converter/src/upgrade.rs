@@ -8,8 +8,8 @@ use planrun_wire::join;
 use serde_json::{Map, Value};
 
 use planrun_legacy::json::escape_pointer_token;
-use planrun_legacy::{Category, Clarification, Output, Parsed, StepKey};
-use planrun_v2::{LegacyResidue, PlanRunV2};
+use planrun_legacy::{Category, Clarification, Output, Parsed, Plan, RunId, RunR6, StepKey};
+use planrun_v2::{LegacyResidue, PlanRunV2, PlanV2};
 
 use crate::chain::{to_r6, AtR6, ChainError};
 use crate::ids::stable_id;
@@ -282,9 +282,80 @@ fn convert(
             )));
         }
     }
+    let (plan, plan_entries_at) = embed_plan(
+        legacy_plan,
+        plan_found,
+        converted,
+        &run,
+        &mut report,
+        &mut residue,
+    );
+
+    check_agent_memory(src, &run)?;
+
+    let end_user = end_user(src.end_user, &run.end_user_id, &residue, &mut report)?;
+    let step_output_values =
+        step_output_values(run.outputs.step_outputs, legacy_plan, &plan, &mut report);
+    let final_output = run.outputs.final_output.map(|o| {
+        report.push(
+            EntryKind::Moved,
+            Some("/run/outputs/final_output".into()),
+            Some("/final_output".into()),
+            renames::V2_FINAL_OUTPUT.note,
+            None,
+        );
+        output(o)
+    });
+    let run_id = run_id(src, run.id.as_ref(), &mut report);
+    let clarifications = run
+        .outputs
+        .clarifications
+        .iter()
+        .enumerate()
+        .map(|(i, c)| clarification(i, c, &mut report))
+        .collect::<Result<Vec<_>, _>>()?;
+    if !clarifications.is_empty() {
+        report.push(
+            EntryKind::Moved,
+            Some("/run/outputs/clarifications".into()),
+            Some("/clarifications".into()),
+            renames::V2_CLARIFICATIONS.note,
+            None,
+        );
+    }
+    let plan_run_inputs = plan_run_inputs(run.plan_run_inputs, &mut report);
+    let v2 = PlanRunV2 {
+        id: run_id,
+        state: state(run.state),
+        current_step_index: run.current_step_index,
+        plan,
+        end_user,
+        step_output_values,
+        final_output,
+        plan_run_inputs,
+        config: Arc::clone(src.config),
+        clarifications,
+        legacy: (!residue.is_empty()).then(|| LegacyResidue {
+            source_version: at.source_version.as_str().to_owned(),
+            entries: residue,
+        }),
+    };
+    Ok((Converted { run: v2, report }, plan_entries_at))
+}
+
+/// The run's plan in V2 (its conversion shared when given), and where in the report the plan's
+/// shared entries go; a plan rebuilt from the run is reported as such.
+fn embed_plan(
+    legacy_plan: &Plan,
+    plan_found: bool,
+    converted: Option<&PlanConversion>,
+    run: &RunR6,
+    report: &mut LossReport,
+    residue: &mut IndexMap<String, Value>,
+) -> (Arc<PlanV2>, Option<usize>) {
     let (mut plan, plan_entries_at) = if !plan_found {
         let converted = plan_from_legacy(legacy_plan);
-        rebuilt_plan_entries(&run, &mut report);
+        rebuilt_plan_entries(run, report);
         residue.insert(REBUILT_PLAN_KEY.to_owned(), absent());
         (converted.plan, None)
     } else if let Some(converted) = converted {
@@ -320,69 +391,54 @@ fn convert(
         renames::V2_PLAN_ID.note,
         None,
     );
+    (plan, plan_entries_at)
+}
 
-    if let Some(exists) = src.agent_memory {
-        let outputs = run
-            .outputs
-            .step_outputs
-            .values()
-            .chain(run.outputs.final_output.as_ref());
-        for output in outputs {
-            if let Output::AgentMemory(memory) = output {
-                if !exists(&memory.plan_run_id.to_string(), &memory.output_name) {
-                    return Err(ConvertError::Blocked {
-                        what: Missing::AgentMemory,
-                        missing: format!("{}/{}.json", memory.plan_run_id, memory.output_name),
-                    });
-                }
+/// Refuses a run whose agent-memory file is missing from the store (when one is searched).
+fn check_agent_memory(src: &Sources, run: &RunR6) -> Result<(), ConvertError> {
+    let Some(exists) = src.agent_memory else {
+        return Ok(());
+    };
+    let outputs = run
+        .outputs
+        .step_outputs
+        .values()
+        .chain(run.outputs.final_output.as_ref());
+    for output in outputs {
+        if let Output::AgentMemory(memory) = output {
+            if !exists(&memory.plan_run_id.to_string(), &memory.output_name) {
+                return Err(ConvertError::Blocked {
+                    what: Missing::AgentMemory,
+                    missing: format!("{}/{}.json", memory.plan_run_id, memory.output_name),
+                });
             }
         }
     }
+    Ok(())
+}
 
-    let end_user = end_user(src.end_user, &run.end_user_id, &residue, &mut report)?;
-    let step_output_values =
-        step_output_values(run.outputs.step_outputs, legacy_plan, &plan, &mut report);
-    let final_output = run.outputs.final_output.map(|o| {
-        report.push(
-            EntryKind::Moved,
-            Some("/run/outputs/final_output".into()),
-            Some("/final_output".into()),
-            renames::V2_FINAL_OUTPUT.note,
-            None,
-        );
-        output(o)
-    });
-    let run_id = if let Some(id) = run.id {
-        id.to_string()
-    } else {
-        let id = stable_id("prun", &src.run.to_sdk_json());
-        report.push(
-            EntryKind::Defaulted,
-            None,
-            Some("/id".into()),
-            "the run file has no id; one is derived from its content",
-            Some(Value::String(id.clone())),
-        );
-        id
-    };
-    let clarifications = run
-        .outputs
-        .clarifications
-        .iter()
-        .enumerate()
-        .map(|(i, c)| clarification(i, c, &mut report))
-        .collect::<Result<Vec<_>, _>>()?;
-    if !clarifications.is_empty() {
-        report.push(
-            EntryKind::Moved,
-            Some("/run/outputs/clarifications".into()),
-            Some("/clarifications".into()),
-            renames::V2_CLARIFICATIONS.note,
-            None,
-        );
+/// The run's id; a run file without one gets an id derived from its content.
+fn run_id(src: &Sources, id: Option<&RunId>, report: &mut LossReport) -> String {
+    if let Some(id) = id {
+        return id.to_string();
     }
-    let plan_run_inputs = run
-        .plan_run_inputs
+    let id = stable_id("prun", &src.run.to_sdk_json());
+    report.push(
+        EntryKind::Defaulted,
+        None,
+        Some("/id".into()),
+        "the run file has no id; one is derived from its content",
+        Some(Value::String(id.clone())),
+    );
+    id
+}
+
+/// The run's inputs, their values kept as the strings the SDK stored.
+fn plan_run_inputs(
+    inputs: IndexMap<String, planrun_legacy::LocalDataValue>,
+    report: &mut LossReport,
+) -> IndexMap<String, planrun_v2::LocalDataValue> {
+    inputs
         .into_iter()
         .map(|(name, value)| {
             let pointer = escape_pointer_token(&name);
@@ -401,24 +457,7 @@ fn convert(
                 },
             )
         })
-        .collect();
-    let v2 = PlanRunV2 {
-        id: run_id,
-        state: state(run.state),
-        current_step_index: run.current_step_index,
-        plan,
-        end_user,
-        step_output_values,
-        final_output,
-        plan_run_inputs,
-        config: Arc::clone(src.config),
-        clarifications,
-        legacy: (!residue.is_empty()).then(|| LegacyResidue {
-            source_version: at.source_version.as_str().to_owned(),
-            entries: residue,
-        }),
-    };
-    Ok((Converted { run: v2, report }, plan_entries_at))
+        .collect()
 }
 
 fn state(state: planrun_legacy::RunState) -> planrun_v2::PlanRunState {
