@@ -170,18 +170,7 @@ pub fn downgrade(v2: &PlanRunV2, allow_loss: bool) -> Result<Downgraded, Downgra
             v2.current_step_index
         )));
     }
-    let plan = if is_rebuilt(&plan_residue) {
-        None
-    } else {
-        let plan = plan_to_legacy(&v2.plan, &plan_residue);
-        // The validators first: their verdict is on the V2 plan's own steps, which the reader
-        // (below) would blame on the residue. A repeated output HEAD's form renames passes.
-        if !planrun_legacy::head::plan_validator_fails(&plan).is_empty() {
-            validators_pass(&planrun_legacy::head::plan(&plan).document)?;
-        }
-        readable(&plan)?;
-        Some(plan)
-    };
+    let plan = legacy_plan(v2, &plan_residue)?;
     let id: RunId = serde_json::from_value(Value::String(v2.id.clone()))
         .map_err(|e| DowngradeError::Invalid(format!("/id: {e}")))?;
     let plan_id: PlanId = serde_json::from_value(Value::String(v2.plan.id.clone()))
@@ -219,25 +208,7 @@ pub fn downgrade(v2: &PlanRunV2, allow_loss: bool) -> Result<Downgraded, Downgra
         .enumerate()
         .map(|(i, c)| legacy_clarification(i, c))
         .collect::<Result<Vec<_>, _>>()?;
-    let plan_run_inputs = v2
-        .plan_run_inputs
-        .iter()
-        .enumerate()
-        .map(|(i, (name, value))| {
-            let value = legacy_value(
-                &value.value,
-                &format!("/plan_run_inputs/{i}/value"),
-                &mut report,
-            );
-            (
-                name.clone(),
-                LocalDataValue {
-                    value,
-                    summary: v2.plan_run_inputs[name].summary.clone(),
-                },
-            )
-        })
-        .collect();
+    let plan_run_inputs = legacy_run_inputs(v2, &mut report);
     let run = RunR6 {
         id: Some(id),
         plan_id,
@@ -251,20 +222,61 @@ pub fn downgrade(v2: &PlanRunV2, allow_loss: bool) -> Result<Downgraded, Downgra
         },
         plan_run_inputs,
     };
-    let end_user = planrun_legacy::EndUser {
-        external_id: v2.end_user.external_id.clone(),
-        name: v2.end_user.name.clone(),
-        email: v2.end_user.email.clone(),
-        phone_number: v2.end_user.phone_number.clone(),
-        additional_data: v2.end_user.additional_data.clone(),
-    };
     Ok(Downgraded {
         run,
         plan,
-        end_user,
+        end_user: legacy_end_user(&v2.end_user),
         report,
         undo: Undo::default(),
     })
+}
+
+/// The run's plan as the SDK saved it, checked with HEAD's validators and the legacy reader;
+/// `None` for a plan rebuilt from a run whose plan was never saved.
+fn legacy_plan(
+    v2: &PlanRunV2,
+    plan_residue: &IndexMap<String, Value>,
+) -> Result<Option<planrun_legacy::Plan>, DowngradeError> {
+    if is_rebuilt(plan_residue) {
+        return Ok(None);
+    }
+    let plan = plan_to_legacy(&v2.plan, plan_residue);
+    // The validators first: their verdict is on the V2 plan's own steps, which the reader
+    // (below) would blame on the residue. A repeated output HEAD's form renames passes.
+    if !planrun_legacy::head::plan_validator_fails(&plan).is_empty() {
+        validators_pass(&planrun_legacy::head::plan(&plan).document)?;
+    }
+    readable(&plan)?;
+    Ok(Some(plan))
+}
+
+/// The run's inputs as the legacy run holds them.
+fn legacy_run_inputs(v2: &PlanRunV2, report: &mut LossReport) -> IndexMap<String, LocalDataValue> {
+    v2.plan_run_inputs
+        .iter()
+        .enumerate()
+        .map(|(i, (name, value))| {
+            let legacy = legacy_value(&value.value, &format!("/plan_run_inputs/{i}/value"), report);
+            (
+                name.clone(),
+                LocalDataValue {
+                    value: legacy,
+                    summary: value.summary.clone(),
+                },
+            )
+        })
+        .collect()
+}
+
+/// The end user as the SDK's `EndUser` holds it.
+fn legacy_end_user(user: &planrun_v2::EndUser) -> planrun_legacy::EndUser {
+    planrun_legacy::EndUser {
+        external_id: user.external_id.clone(),
+        name: user.name.clone(),
+        email: user.email.clone(),
+        phone_number: user.phone_number.clone(),
+        additional_data: user.additional_data.clone(),
+    }
 }
 
 /// Refuses a plan in HEAD's form that the SDK's `Plan` validators refuse (in every R6 release):
