@@ -52,26 +52,7 @@ pub(crate) fn value(kind: Kind, rng: &mut Rng, slots: &Slots) -> String {
             to_python_json(&Value::Array(flights))
         }
         Kind::Choice => serde_json::to_string(&flight(rng, slots)).expect("JSON"),
-        Kind::Weather => {
-            let condition = *rng.pick(CONDITIONS);
-            let temp = rng.between(8, 34);
-            if rng.chance(0.5) {
-                format!(
-                    "{} in {}, {temp}°C, wind {} km/h",
-                    capitalise(condition),
-                    slots.text(Slot::City),
-                    rng.between(2, 40)
-                )
-            } else {
-                to_python_json(&object(vec![
-                    ("city", Value::from(slots.text(Slot::City))),
-                    ("temp_c", float(temp as f64 + rng.below(10) as f64 / 10.0)),
-                    ("conditions", Value::from(condition)),
-                    ("humidity", float(rng.between(20, 95) as f64 / 100.0)),
-                    ("alerts", Value::Array(Vec::new())),
-                ]))
-            }
-        }
+        Kind::Weather => weather(rng, slots),
         Kind::Booking => match rng.weighted(&[5, 3, 2]) {
             0 => format!(
                 "Booked {}{} on {}, confirmation code {}",
@@ -99,22 +80,7 @@ pub(crate) fn value(kind: Kind, rng: &mut Rng, slots: &Slots) -> String {
         },
         Kind::Rate => format!("{:?}", rng.between(1, 2_000_000) as f64 / 10_000.0),
         Kind::Verdict => (if rng.chance(0.6) { "true" } else { "false" }).to_owned(),
-        Kind::Emails => {
-            let emails: Vec<Value> = (0..rng.between(3, 10))
-                .map(|_| {
-                    let (name, email) = *rng.pick(PEOPLE);
-                    object(vec![
-                        ("from", Value::from(format!("{name} <{email}>"))),
-                        ("subject", Value::from(short_text(rng, slots))),
-                        ("snippet", Value::from(two_sentences(rng, slots))),
-                        ("received", Value::from(datetime(rng))),
-                        ("unread", Value::Bool(true)),
-                        ("labels", Value::from(vec!["INBOX", "IMPORTANT"])),
-                    ])
-                })
-                .collect();
-            to_python_json(&Value::Array(emails))
-        }
+        Kind::Emails => emails(rng, slots),
         Kind::Summary => {
             let mut out = String::with_capacity(1024);
             paragraph(rng, slots, &mut out);
@@ -128,51 +94,8 @@ pub(crate) fn value(kind: Kind, rng: &mut Rng, slots: &Slots) -> String {
             let target = rng.between(3000, 10_000);
             report(rng, slots, target)
         }
-        Kind::Sources => {
-            let sources: Vec<Value> = (0..rng.between(3, 8))
-                .map(|i| {
-                    object(vec![
-                        ("title", Value::from(short_text(rng, slots))),
-                        (
-                            "url",
-                            Value::from(format!(
-                                "https://{}.example.com/articles/{}",
-                                rng.pick(&["news", "research", "blog", "journal"]),
-                                rng.hex(8)
-                            )),
-                        ),
-                        ("snippet", Value::from(two_sentences(rng, slots))),
-                        (
-                            "score",
-                            float((990 - i * rng.between(40, 120)) as f64 / 1000.0),
-                        ),
-                    ])
-                })
-                .collect();
-            to_python_json(&Value::Array(sources))
-        }
-        Kind::Availability => {
-            let slots_free: Vec<Value> = (0..rng.between(0, 4))
-                .map(|_| Value::from(datetime(rng)))
-                .collect();
-            let email = PEOPLE
-                .iter()
-                .find(|(n, _)| *n == slots.text(Slot::Person))
-                .map_or("someone@example.com", |(_, e)| e);
-            to_python_json(&object(vec![
-                ("attendee", Value::from(email)),
-                ("free_slots", Value::Array(slots_free)),
-                (
-                    "timezone",
-                    Value::from(*rng.pick(&[
-                        "Europe/Lisbon",
-                        "UTC",
-                        "America/New_York",
-                        "Asia/Tokyo",
-                    ])),
-                ),
-            ]))
-        }
+        Kind::Sources => sources(rng, slots),
+        Kind::Availability => availability(rng, slots),
         Kind::Event => datetime(rng),
         Kind::Date => date(rng),
         Kind::Translation => {
@@ -184,45 +107,8 @@ pub(crate) fn value(kind: Kind, rng: &mut Rng, slots: &Slots) -> String {
                 .to_owned()
         }
         Kind::Status => (*rng.pick(&["starred", "already_starred", "not_found"])).to_owned(),
-        Kind::JsonText => {
-            let message = object(vec![
-                ("ok", Value::Bool(true)),
-                (
-                    "channel",
-                    Value::from(format!("#{}", slots.text(Slot::Channel))),
-                ),
-                (
-                    "ts",
-                    Value::from(format!(
-                        "17{:08}.{:06}",
-                        rng.below(99_999_999),
-                        rng.below(999_999)
-                    )),
-                ),
-                (
-                    "text",
-                    Value::from(format!("⭐ Starred {}", slots.text(Slot::Repo))),
-                ),
-            ]);
-            if rng.chance(0.5) {
-                to_python_json(&message)
-            } else {
-                serde_json::to_string(&message).expect("JSON")
-            }
-        }
-        Kind::Table => {
-            let mut out = String::from("date\tproduct\tunits\trevenue_eur");
-            for _ in 0..rng.between(8, 40) {
-                out.push_str(&format!(
-                    "\n{}\t{}\t{}\t{:.2}",
-                    date(rng),
-                    slots.text(Slot::Things),
-                    rng.between(1, 400),
-                    rng.between(100, 999_999) as f64 / 100.0
-                ));
-            }
-            out
-        }
+        Kind::JsonText => json_text(rng, slots),
+        Kind::Table => table(rng, slots),
         Kind::Count => {
             if rng.chance(0.1) {
                 format!("{}", u128::from(u64::MAX) + rng.between(1, 1 << 30) as u128)
@@ -252,6 +138,133 @@ pub(crate) fn value(kind: Kind, rng: &mut Rng, slots: &Slots) -> String {
             )
         }
     }
+}
+
+/// A weather tool's answer: a sentence, or a JSON object in Python's text.
+fn weather(rng: &mut Rng, slots: &Slots) -> String {
+    let condition = *rng.pick(CONDITIONS);
+    let temp = rng.between(8, 34);
+    if rng.chance(0.5) {
+        format!(
+            "{} in {}, {temp}°C, wind {} km/h",
+            capitalise(condition),
+            slots.text(Slot::City),
+            rng.between(2, 40)
+        )
+    } else {
+        to_python_json(&object(vec![
+            ("city", Value::from(slots.text(Slot::City))),
+            ("temp_c", float(temp as f64 + rng.below(10) as f64 / 10.0)),
+            ("conditions", Value::from(condition)),
+            ("humidity", float(rng.between(20, 95) as f64 / 100.0)),
+            ("alerts", Value::Array(Vec::new())),
+        ]))
+    }
+}
+
+/// An inbox search's answer: a few emails, in Python's JSON text.
+fn emails(rng: &mut Rng, slots: &Slots) -> String {
+    let emails: Vec<Value> = (0..rng.between(3, 10))
+        .map(|_| {
+            let (name, email) = *rng.pick(PEOPLE);
+            object(vec![
+                ("from", Value::from(format!("{name} <{email}>"))),
+                ("subject", Value::from(short_text(rng, slots))),
+                ("snippet", Value::from(two_sentences(rng, slots))),
+                ("received", Value::from(datetime(rng))),
+                ("unread", Value::Bool(true)),
+                ("labels", Value::from(vec!["INBOX", "IMPORTANT"])),
+            ])
+        })
+        .collect();
+    to_python_json(&Value::Array(emails))
+}
+
+/// A web search's answer: scored sources, in Python's JSON text.
+fn sources(rng: &mut Rng, slots: &Slots) -> String {
+    let sources: Vec<Value> = (0..rng.between(3, 8))
+        .map(|i| {
+            object(vec![
+                ("title", Value::from(short_text(rng, slots))),
+                (
+                    "url",
+                    Value::from(format!(
+                        "https://{}.example.com/articles/{}",
+                        rng.pick(&["news", "research", "blog", "journal"]),
+                        rng.hex(8)
+                    )),
+                ),
+                ("snippet", Value::from(two_sentences(rng, slots))),
+                (
+                    "score",
+                    float((990 - i * rng.between(40, 120)) as f64 / 1000.0),
+                ),
+            ])
+        })
+        .collect();
+    to_python_json(&Value::Array(sources))
+}
+
+/// A calendar's answer: an attendee's free slots and time zone.
+fn availability(rng: &mut Rng, slots: &Slots) -> String {
+    let slots_free: Vec<Value> = (0..rng.between(0, 4))
+        .map(|_| Value::from(datetime(rng)))
+        .collect();
+    let email = PEOPLE
+        .iter()
+        .find(|(n, _)| *n == slots.text(Slot::Person))
+        .map_or("someone@example.com", |(_, e)| e);
+    to_python_json(&object(vec![
+        ("attendee", Value::from(email)),
+        ("free_slots", Value::Array(slots_free)),
+        (
+            "timezone",
+            Value::from(*rng.pick(&["Europe/Lisbon", "UTC", "America/New_York", "Asia/Tokyo"])),
+        ),
+    ]))
+}
+
+/// A chat tool's answer: a posted message, in Python's or JSON's text.
+fn json_text(rng: &mut Rng, slots: &Slots) -> String {
+    let message = object(vec![
+        ("ok", Value::Bool(true)),
+        (
+            "channel",
+            Value::from(format!("#{}", slots.text(Slot::Channel))),
+        ),
+        (
+            "ts",
+            Value::from(format!(
+                "17{:08}.{:06}",
+                rng.below(99_999_999),
+                rng.below(999_999)
+            )),
+        ),
+        (
+            "text",
+            Value::from(format!("⭐ Starred {}", slots.text(Slot::Repo))),
+        ),
+    ]);
+    if rng.chance(0.5) {
+        to_python_json(&message)
+    } else {
+        serde_json::to_string(&message).expect("JSON")
+    }
+}
+
+/// A spreadsheet's rows, tab-separated.
+fn table(rng: &mut Rng, slots: &Slots) -> String {
+    let mut out = String::from("date\tproduct\tunits\trevenue_eur");
+    for _ in 0..rng.between(8, 40) {
+        out.push_str(&format!(
+            "\n{}\t{}\t{}\t{:.2}",
+            date(rng),
+            slots.text(Slot::Things),
+            rng.between(1, 400),
+            rng.between(100, 999_999) as f64 / 100.0
+        ));
+    }
+    out
 }
 
 /// A summary: text, or `""` or `null` (which stay different).
