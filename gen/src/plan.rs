@@ -15,7 +15,7 @@ use serde_json::Value;
 
 use crate::layout::{PlanFile, PlanSeed};
 use crate::rng::Rng;
-use crate::scenarios::{Kind, SCENARIOS};
+use crate::scenarios::{Kind, Scenario, StepTpl, SCENARIOS};
 use crate::slots::{Slot, Slots};
 use crate::summary::{FileKind, GenFile};
 use crate::vocab::REGISTRY;
@@ -134,57 +134,23 @@ pub(crate) fn build_plan(seed: &PlanSeed, out: &Path) -> io::Result<(PlanSpec, O
     } else {
         Vec::new()
     };
-    let output_name = |i: usize| {
-        if builder {
-            format!("$step_{i}_output")
-        } else {
-            scenario.steps[i].output.to_owned()
-        }
+    let draft = Draft {
+        scenario,
+        inputs: &inputs,
+        use_inputs,
+        builder,
+        era,
+        slots: &slots,
     };
 
     let mut tool_ids: Vec<String> = Vec::new();
     let mut steps = Vec::with_capacity(scenario.steps.len());
     let mut metas = Vec::with_capacity(scenario.steps.len());
     for (i, tpl) in scenario.steps.iter().enumerate() {
-        let mut variables = Vec::new();
-        if use_inputs {
-            for (tpl_input, (name, _)) in scenario.inputs.iter().zip(&inputs) {
-                if tpl_input.step == i {
-                    variables.push(Variable {
-                        name: name.clone(),
-                        value: None,
-                        description: if builder {
-                            String::new()
-                        } else {
-                            tpl_input.description.to_owned()
-                        },
-                    });
-                }
-            }
-        }
-        for (k, description) in tpl.uses {
-            variables.push(Variable {
-                name: output_name(*k),
-                value: era.has_value().then_some(Value::Null),
-                description: if builder {
-                    String::new()
-                } else {
-                    (*description).to_owned()
-                },
-            });
-        }
-        if era.has_value() {
-            for (name, slot, description) in tpl.consts {
-                variables.push(Variable {
-                    name: (*name).to_owned(),
-                    value: Some(slots.native[*slot as usize].clone()),
-                    description: (*description).to_owned(),
-                });
-            }
-        }
+        let variables = draft.variables(i, tpl);
         let condition = tpl.condition.map(|c| {
             if builder {
-                format!("If {} is true", output_name(tpl.uses[0].0))
+                format!("If {} is true", draft.output_name(tpl.uses[0].0))
             } else {
                 c.to_owned()
             }
@@ -203,11 +169,11 @@ pub(crate) fn build_plan(seed: &PlanSeed, out: &Path) -> io::Result<(PlanSpec, O
             task: fill(tpl.task, &slots, &inputs),
             inputs: variables,
             tool_id,
-            output: output_name(i),
+            output: draft.output_name(i),
             condition: era.has_condition().then_some(condition),
             extra: IndexMap::new(),
         });
-        metas.push((output_name(i), tpl.kind));
+        metas.push((draft.output_name(i), tpl.kind));
     }
     if seed.repeats_output && steps.len() >= 2 {
         let first = steps[0].output.clone();
@@ -215,21 +181,9 @@ pub(crate) fn build_plan(seed: &PlanSeed, out: &Path) -> io::Result<(PlanSpec, O
         steps[last].output.clone_from(&first);
         metas[last].0 = first;
     }
-    // The planner saw the whole tool registry, not only the tools it used.
-    if !builder {
-        for _ in 0..rng.below(4) {
-            let tool = (*rng.pick(REGISTRY)).to_owned();
-            if !tool_ids.contains(&tool) {
-                tool_ids.push(tool);
-            }
-        }
-    }
-    if era == Era::Alpha {
-        rng.shuffle(&mut tool_ids);
-    } else {
-        tool_ids.sort();
-    }
-
+    registry_tools(&mut tool_ids, builder, era, &mut rng);
+    let plan_inputs =
+        (era == Era::V034).then(|| v034_inputs(scenario, &inputs, builder, &slots, &mut rng));
     let plan = Plan {
         id: Some(seed.id),
         plan_context: PlanContext {
@@ -248,28 +202,132 @@ pub(crate) fn build_plan(seed: &PlanSeed, out: &Path) -> io::Result<(PlanSpec, O
                 })
                 .collect()
         }),
-        plan_inputs: (era == Era::V034).then(|| {
-            scenario
-                .inputs
-                .iter()
-                .zip(&inputs)
-                .map(|(tpl, (name, slot))| PlanInput {
-                    name: name.clone(),
-                    description: if builder || rng.chance(0.15) {
-                        None
-                    } else {
-                        Some(tpl.description.to_owned())
-                    },
-                    value: if rng.chance(0.4) {
-                        slots.native[*slot as usize].clone()
-                    } else {
-                        Value::Null
-                    },
-                })
-                .collect()
-        }),
+        plan_inputs,
     };
-    let text = to_sdk_json(&plan);
+    let file = write_plan(seed, &plan, out)?;
+    let spec = PlanSpec {
+        id: seed.id,
+        slots,
+        steps: metas,
+        inputs,
+    };
+    Ok((spec, file))
+}
+
+/// What every step of a plan being drafted draws on.
+struct Draft<'a> {
+    scenario: &'a Scenario,
+    inputs: &'a [(String, Slot)],
+    use_inputs: bool,
+    /// Written as v0.7.0+ `to_legacy_plan` writes a Plan Builder plan: positional outputs, bare
+    /// input names, empty descriptions.
+    builder: bool,
+    era: Era,
+    slots: &'a Slots,
+}
+
+impl Draft<'_> {
+    /// The output of step `i`.
+    fn output_name(&self, i: usize) -> String {
+        if self.builder {
+            format!("$step_{i}_output")
+        } else {
+            self.scenario.steps[i].output.to_owned()
+        }
+    }
+
+    /// The variables of step `i`: the plan inputs it reads, the earlier outputs it uses, and
+    /// (in the eras that had them) its constants.
+    fn variables(&self, i: usize, tpl: &StepTpl) -> Vec<Variable> {
+        let mut variables = Vec::new();
+        if self.use_inputs {
+            for (tpl_input, (name, _)) in self.scenario.inputs.iter().zip(self.inputs) {
+                if tpl_input.step == i {
+                    variables.push(Variable {
+                        name: name.clone(),
+                        value: None,
+                        description: if self.builder {
+                            String::new()
+                        } else {
+                            tpl_input.description.to_owned()
+                        },
+                    });
+                }
+            }
+        }
+        for (k, description) in tpl.uses {
+            variables.push(Variable {
+                name: self.output_name(*k),
+                value: self.era.has_value().then_some(Value::Null),
+                description: if self.builder {
+                    String::new()
+                } else {
+                    (*description).to_owned()
+                },
+            });
+        }
+        if self.era.has_value() {
+            for (name, slot, description) in tpl.consts {
+                variables.push(Variable {
+                    name: (*name).to_owned(),
+                    value: Some(self.slots.native[*slot as usize].clone()),
+                    description: (*description).to_owned(),
+                });
+            }
+        }
+        variables
+    }
+}
+
+/// The planner saw the whole tool registry, not only the tools it used: a few more of its
+/// tools, in the era's order (shuffled in the alpha, sorted after).
+fn registry_tools(tool_ids: &mut Vec<String>, builder: bool, era: Era, rng: &mut Rng) {
+    if !builder {
+        for _ in 0..rng.below(4) {
+            let tool = (*rng.pick(REGISTRY)).to_owned();
+            if !tool_ids.contains(&tool) {
+                tool_ids.push(tool);
+            }
+        }
+    }
+    if era == Era::Alpha {
+        rng.shuffle(tool_ids);
+    } else {
+        tool_ids.sort();
+    }
+}
+
+/// A v0.3.4+ plan's inputs: some without a description, some with a default value.
+fn v034_inputs(
+    scenario: &Scenario,
+    inputs: &[(String, Slot)],
+    builder: bool,
+    slots: &Slots,
+    rng: &mut Rng,
+) -> Vec<PlanInput> {
+    scenario
+        .inputs
+        .iter()
+        .zip(inputs)
+        .map(|(tpl, (name, slot))| PlanInput {
+            name: name.clone(),
+            description: if builder || rng.chance(0.15) {
+                None
+            } else {
+                Some(tpl.description.to_owned())
+            },
+            value: if rng.chance(0.4) {
+                slots.native[*slot as usize].clone()
+            } else {
+                Value::Null
+            },
+        })
+        .collect()
+}
+
+/// Writes the plan file as the release of `seed.file` saved it (none for a plan never saved).
+fn write_plan(seed: &PlanSeed, plan: &Plan, out: &Path) -> io::Result<Option<GenFile>> {
+    let text = to_sdk_json(plan);
     let (text, written_by) = match seed.file {
         PlanFile::Saved => (Some(text), seed.version),
         PlanFile::SavedAgain(later) => match sdk::plan_as_saved(text.as_bytes(), later) {
@@ -278,24 +336,16 @@ pub(crate) fn build_plan(seed: &PlanSeed, out: &Path) -> io::Result<(PlanSpec, O
         },
         PlanFile::NeverSaved => (None, seed.version),
     };
-    let file = text
-        .map(|text| {
-            write_new(
-                out,
-                PathBuf::from(format!("{}.json", seed.id)),
-                &text,
-                FileKind::Plan,
-                written_by,
-            )
-        })
-        .transpose()?;
-    let spec = PlanSpec {
-        id: seed.id,
-        slots,
-        steps: metas,
-        inputs,
-    };
-    Ok((spec, file))
+    text.map(|text| {
+        write_new(
+            out,
+            PathBuf::from(format!("{}.json", seed.id)),
+            &text,
+            FileKind::Plan,
+            written_by,
+        )
+    })
+    .transpose()
 }
 
 #[cfg(test)]
