@@ -130,19 +130,7 @@ pub(crate) fn clarification(
                 if resolved { answer.into() } else { Value::Null },
             )
         }
-        Category::Action => {
-            let (guidance, url) = *rng.pick(ACTIONS);
-            fields.insert("action_url".into(), format!("{url}{}", rng.hex(32)).into());
-            if version >= R4 {
-                fields.insert("require_confirmation".into(), rng.chance(0.25).into());
-            }
-            let response = if resolved && rng.chance(0.6) {
-                Value::Bool(true)
-            } else {
-                Value::Null
-            };
-            (guidance.to_owned(), response)
-        }
+        Category::Action => action(rng, resolved, version, &mut fields),
         Category::MultipleChoice => {
             let (argument, guidance, options) = options(rng);
             let response = if resolved {
@@ -154,21 +142,7 @@ pub(crate) fn clarification(
             fields.insert("options".into(), Value::Array(options));
             (guidance.to_owned(), response)
         }
-        Category::ValueConfirmation => {
-            let amount = money(rng, 10, 2000);
-            let guidance = format!(
-                "Confirm transfer of {} EUR to {}?",
-                stringify(amount.clone()),
-                rng.pick(VENDORS)
-            );
-            fields.insert("argument_name".into(), "amount".into());
-            let response = match (resolved, rng.below(3)) {
-                (false, _) => Value::Null,
-                (true, 0) => amount,
-                (true, n) => Value::Bool(n == 1),
-            };
-            (guidance, response)
-        }
+        Category::ValueConfirmation => value_confirmation(rng, resolved, &mut fields),
         Category::UserVerification => {
             let guidance = format!(
                 "Do you approve sending this email to {}?",
@@ -183,39 +157,7 @@ pub(crate) fn clarification(
                 },
             )
         }
-        Category::Custom => {
-            let (name, guidance) = *rng.pick(&[
-                ("payment_approval", "Approve the payment in the banking app"),
-                (
-                    "document_review",
-                    "Review the contract draft before it is sent",
-                ),
-                ("two_factor", "Enter the code sent to your phone"),
-            ]);
-            fields.insert("name".into(), name.into());
-            let data = object(vec![
-                ("amount", money(rng, 5, 5000)),
-                ("currency", (*rng.pick(CURRENCIES)).into()),
-                ("reference", rng.hex(10).into()),
-                (
-                    "nested",
-                    object(vec![
-                        (
-                            "ids",
-                            Value::from(vec![rng.between(1, 99), rng.between(100, 999)]),
-                        ),
-                        ("note", Value::Null),
-                    ]),
-                ),
-            ]);
-            fields.insert("data".into(), data);
-            let response = if resolved {
-                object(vec![("approved", rng.chance(0.85).into())])
-            } else {
-                Value::Null
-            };
-            (guidance.to_owned(), response)
-        }
+        Category::Custom => custom(rng, resolved, &mut fields),
     };
     let source = (version == R6 && ctx.late_r6).then(|| match rng.weighted(&[50, 20, 10, 20]) {
         0 => Some("default_execution_agent".to_owned()),
@@ -239,4 +181,80 @@ pub(crate) fn clarification(
         fields,
         extra: IndexMap::new(),
     }
+}
+
+/// An action clarification: the URL to visit, and (from R4) whether to confirm.
+fn action(
+    rng: &mut Rng,
+    resolved: bool,
+    version: Version,
+    fields: &mut IndexMap<String, Value>,
+) -> (String, Value) {
+    let (guidance, url) = *rng.pick(ACTIONS);
+    fields.insert("action_url".into(), format!("{url}{}", rng.hex(32)).into());
+    if version >= R4 {
+        fields.insert("require_confirmation".into(), rng.chance(0.25).into());
+    }
+    let response = if resolved && rng.chance(0.6) {
+        Value::Bool(true)
+    } else {
+        Value::Null
+    };
+    (guidance.to_owned(), response)
+}
+
+/// A value confirmation: a transfer's amount to confirm.
+fn value_confirmation(
+    rng: &mut Rng,
+    resolved: bool,
+    fields: &mut IndexMap<String, Value>,
+) -> (String, Value) {
+    let amount = money(rng, 10, 2000);
+    let guidance = format!(
+        "Confirm transfer of {} EUR to {}?",
+        stringify(amount.clone()),
+        rng.pick(VENDORS)
+    );
+    fields.insert("argument_name".into(), "amount".into());
+    let response = match (resolved, rng.below(3)) {
+        (false, _) => Value::Null,
+        (true, 0) => amount,
+        (true, n) => Value::Bool(n == 1),
+    };
+    (guidance, response)
+}
+
+/// A custom clarification: a named kind with nested data.
+fn custom(rng: &mut Rng, resolved: bool, fields: &mut IndexMap<String, Value>) -> (String, Value) {
+    let (name, guidance) = *rng.pick(&[
+        ("payment_approval", "Approve the payment in the banking app"),
+        (
+            "document_review",
+            "Review the contract draft before it is sent",
+        ),
+        ("two_factor", "Enter the code sent to your phone"),
+    ]);
+    fields.insert("name".into(), name.into());
+    let data = object(vec![
+        ("amount", money(rng, 5, 5000)),
+        ("currency", (*rng.pick(CURRENCIES)).into()),
+        ("reference", rng.hex(10).into()),
+        (
+            "nested",
+            object(vec![
+                (
+                    "ids",
+                    Value::from(vec![rng.between(1, 99), rng.between(100, 999)]),
+                ),
+                ("note", Value::Null),
+            ]),
+        ),
+    ]);
+    fields.insert("data".into(), data);
+    let response = if resolved {
+        object(vec![("approved", rng.chance(0.85).into())])
+    } else {
+        Value::Null
+    };
+    (guidance.to_owned(), response)
 }
