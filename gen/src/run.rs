@@ -88,36 +88,7 @@ pub(crate) fn build_run(
         let produced = memory.place(name, LocalDataValue { value, summary }, large);
         step_outputs.push((name.clone(), produced));
     }
-    let final_output = match seed.state {
-        RunState::COMPLETE => Some(match step_outputs.last() {
-            Some((_, Produced::Memory(reference))) if rng.chance(0.3) => {
-                Produced::Memory(reference.clone())
-            }
-            last => {
-                let value = match last {
-                    Some((_, Produced::Local(local))) if local.value.len() <= 2000 => {
-                        local.value.clone()
-                    }
-                    _ if seed.large && n == 0 => {
-                        let target = rng.between(16_000, 64_000);
-                        report(&mut rng, &plan.slots, target)
-                    }
-                    _ => short_text(&mut rng, &plan.slots),
-                };
-                let summary = match rng.weighted(&[85, 10, 5]) {
-                    0 => Some(short_text(&mut rng, &plan.slots)),
-                    1 => None,
-                    _ => Some(String::new()),
-                };
-                Produced::Local(LocalDataValue { value, summary })
-            }
-        }),
-        RunState::FAILED => Some(Produced::Local(LocalDataValue {
-            value: (*rng.pick(ERRORS)).to_owned(),
-            summary: None,
-        })),
-        _ => None,
-    };
+    let final_output = final_output(seed, plan, &step_outputs, &mut rng);
 
     let ctx = ClarificationCtx {
         version,
@@ -140,19 +111,7 @@ pub(crate) fn build_run(
         })
         .collect();
 
-    let plan_run_inputs: IndexMap<String, LocalDataValue> = plan
-        .inputs
-        .iter()
-        .map(|(name, slot)| {
-            let value = if rng.chance(0.5) {
-                plan.slots.text(*slot).to_owned()
-            } else {
-                stringify(slot.draw(&mut rng))
-            };
-            let summary = rng.chance(0.15).then(|| format!("the {}", slot.name()));
-            (name.clone(), LocalDataValue { value, summary })
-        })
-        .collect();
+    let plan_run_inputs = run_inputs(plan, &mut rng);
 
     let end_user_id = match &seed.end_user {
         EndUserRef::None => String::new(),
@@ -182,6 +141,62 @@ pub(crate) fn build_run(
     )?];
     files.extend(memory.write(out)?);
     Ok(files)
+}
+
+/// The final output of a run in `seed.state`: a complete run's last output (or its agent-memory
+/// reference), a failed run's error.
+fn final_output(
+    seed: &RunSeed,
+    plan: &PlanSpec,
+    step_outputs: &[(String, Produced)],
+    rng: &mut Rng,
+) -> Option<Produced> {
+    match seed.state {
+        RunState::COMPLETE => Some(match step_outputs.last() {
+            Some((_, Produced::Memory(reference))) if rng.chance(0.3) => {
+                Produced::Memory(reference.clone())
+            }
+            last => {
+                let value = match last {
+                    Some((_, Produced::Local(local))) if local.value.len() <= 2000 => {
+                        local.value.clone()
+                    }
+                    _ if seed.large && plan.steps.is_empty() => {
+                        let target = rng.between(16_000, 64_000);
+                        report(rng, &plan.slots, target)
+                    }
+                    _ => short_text(rng, &plan.slots),
+                };
+                let summary = match rng.weighted(&[85, 10, 5]) {
+                    0 => Some(short_text(rng, &plan.slots)),
+                    1 => None,
+                    _ => Some(String::new()),
+                };
+                Produced::Local(LocalDataValue { value, summary })
+            }
+        }),
+        RunState::FAILED => Some(Produced::Local(LocalDataValue {
+            value: (*rng.pick(ERRORS)).to_owned(),
+            summary: None,
+        })),
+        _ => None,
+    }
+}
+
+/// The run's inputs: the plan's inputs with a value each, some with a summary.
+fn run_inputs(plan: &PlanSpec, rng: &mut Rng) -> IndexMap<String, LocalDataValue> {
+    plan.inputs
+        .iter()
+        .map(|(name, slot)| {
+            let value = if rng.chance(0.5) {
+                plan.slots.text(*slot).to_owned()
+            } else {
+                stringify(slot.draw(rng))
+            };
+            let summary = rng.chance(0.15).then(|| format!("the {}", slot.name()));
+            (name.clone(), LocalDataValue { value, summary })
+        })
+        .collect()
 }
 
 /// What a run holds, before it takes the wire shape of its version.
