@@ -110,10 +110,7 @@ pub(crate) fn lay_out(opts: &GenOptions, versions: &[Version]) -> Layout {
     let mut pools: Vec<Vec<usize>> = vec![Vec::new(); versions.len()];
     let mut cursors = vec![0usize; versions.len()];
     let cycles: Vec<Vec<Category>> = versions.iter().map(|v| category_cycle(*v)).collect();
-    let mut users: Vec<UserSeed> = Vec::new();
-    let mut named: Vec<usize> = Vec::new();
-    let mut local: Option<usize> = None;
-    let mut user_counter = 0usize;
+    let mut users = Users::default();
     let mut large_at = usize::MAX;
     let mut runs = Vec::with_capacity(opts.runs);
     let weights: Vec<u32> = SCENARIOS.iter().map(|s| s.weight).collect();
@@ -175,44 +172,8 @@ pub(crate) fn lay_out(opts: &GenOptions, versions: &[Version]) -> Layout {
             }
         }
 
-        let ec_user = (version <= R3 && rng.chance(0.35)).then(|| {
-            user_counter += 1;
-            if rng.chance(0.3) {
-                "local".to_owned()
-            } else {
-                user_name(&mut rng, user_counter)
-            }
-        });
-        let end_user = if version < R4 {
-            EndUserRef::None
-        } else if rng.chance(0.04) {
-            user_counter += 1;
-            EndUserRef::Missing(user_name(&mut rng, user_counter))
-        } else {
-            let index = if rng.chance(0.4) {
-                *local.get_or_insert_with(|| {
-                    users.push(UserSeed {
-                        external_id: planrun_legacy::EndUser::SDK_DEFAULT_ID.to_owned(),
-                        version,
-                        seed: rng.next_u64(),
-                    });
-                    users.len() - 1
-                })
-            } else if named.is_empty() || rng.chance(0.25) {
-                user_counter += 1;
-                users.push(UserSeed {
-                    external_id: user_name(&mut rng, user_counter),
-                    version,
-                    seed: rng.next_u64(),
-                });
-                named.push(users.len() - 1);
-                users.len() - 1
-            } else {
-                *rng.pick(&named)
-            };
-            users[index].version = users[index].version.max(version);
-            EndUserRef::File(index)
-        };
+        let ec_user = users.execution_context_user(&mut rng, version);
+        let end_user = users.end_user(&mut rng, version);
 
         runs.push(RunSeed {
             version,
@@ -227,7 +188,73 @@ pub(crate) fn lay_out(opts: &GenOptions, versions: &[Version]) -> Layout {
             seed: rng.next_u64(),
         });
     }
-    Layout { runs, plans, users }
+    Layout {
+        runs,
+        plans,
+        users: users.seeds,
+    }
+}
+
+/// The end users of a store being laid out.
+#[derive(Default)]
+struct Users {
+    seeds: Vec<UserSeed>,
+    /// The places of users with a drawn name (not the SDK's default).
+    named: Vec<usize>,
+    /// The place of the SDK's default end user, once a run names it.
+    local: Option<usize>,
+    /// How many names were drawn, so each is new.
+    counter: usize,
+}
+
+impl Users {
+    /// The end user a run of R3 or earlier names in its execution context, if any.
+    fn execution_context_user(&mut self, rng: &mut Rng, version: Version) -> Option<String> {
+        (version <= R3 && rng.chance(0.35)).then(|| {
+            self.counter += 1;
+            if rng.chance(0.3) {
+                "local".to_owned()
+            } else {
+                user_name(rng, self.counter)
+            }
+        })
+    }
+
+    /// The end user an R4+ run names: the default one, a named one (new or earlier), or one
+    /// without a file.
+    fn end_user(&mut self, rng: &mut Rng, version: Version) -> EndUserRef {
+        if version < R4 {
+            return EndUserRef::None;
+        }
+        if rng.chance(0.04) {
+            self.counter += 1;
+            return EndUserRef::Missing(user_name(rng, self.counter));
+        }
+        let index = if rng.chance(0.4) {
+            let seeds = &mut self.seeds;
+            *self.local.get_or_insert_with(|| {
+                seeds.push(UserSeed {
+                    external_id: planrun_legacy::EndUser::SDK_DEFAULT_ID.to_owned(),
+                    version,
+                    seed: rng.next_u64(),
+                });
+                seeds.len() - 1
+            })
+        } else if self.named.is_empty() || rng.chance(0.25) {
+            self.counter += 1;
+            self.seeds.push(UserSeed {
+                external_id: user_name(rng, self.counter),
+                version,
+                seed: rng.next_u64(),
+            });
+            self.named.push(self.seeds.len() - 1);
+            self.seeds.len() - 1
+        } else {
+            *rng.pick(&self.named)
+        };
+        self.seeds[index].version = self.seeds[index].version.max(version);
+        EndUserRef::File(index)
+    }
 }
 
 /// What happened to a new plan of `version` in a store that `mix` (oldest first is not
