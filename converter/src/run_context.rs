@@ -32,6 +32,59 @@ pub fn run_context_from_legacy(
         report: run_report,
     } = upgrade(&sources)?;
     report.extend(run_report);
+    native_step_values(snapshot, &mut plan_run, &mut report);
+    let storage = storage(snapshot);
+    report.push(
+        EntryKind::Derived,
+        Some("/config/storage_class".into()),
+        Some("/storage".into()),
+        "the storage descriptor follows the config's storage_class",
+        None,
+    );
+    let tool_ids = snapshot.legacy_plan.plan_context.tool_ids.clone();
+    report.push(
+        EntryKind::Derived,
+        Some("/legacy_plan/plan_context/tool_ids".into()),
+        Some("/tool_registry/tool_ids".into()),
+        "the registry's tools as the plan saw them",
+        None,
+    );
+    report.push(
+        EntryKind::Defaulted,
+        None,
+        Some("/execution_hooks".into()),
+        "hooks are code; none is recorded",
+        Some(Value::Array(Vec::new())),
+    );
+    report.push(
+        EntryKind::Defaulted,
+        None,
+        Some("/telemetry".into()),
+        "telemetry settings are not part of a snapshot",
+        None,
+    );
+    Ok((
+        RunContext {
+            plan_run,
+            storage,
+            tool_registry: ToolRegistryDescriptor { tool_ids },
+            execution_hooks: HooksDescriptor { hooks: Vec::new() },
+            telemetry: TelemetryDescriptor {
+                enabled: false,
+                endpoint: None,
+            },
+        },
+        report,
+    ))
+}
+
+/// Puts the RunContext's native step values in place of the stringified ones the run stored
+/// (or after them, for a step the run has no value of).
+fn native_step_values(
+    snapshot: &RunContextSnapshot,
+    plan_run: &mut planrun_v2::PlanRunV2,
+    report: &mut LossReport,
+) {
     for (i, native) in snapshot.step_output_values.iter().enumerate() {
         let from = Some(format!("/step_output_values/{i}"));
         let value = planrun_v2::Output::Local {
@@ -83,7 +136,11 @@ pub fn run_context_from_legacy(
             );
         }
     }
-    let storage = match snapshot.config.storage_class.as_deref() {
+}
+
+/// The storage the config's `storage_class` names.
+fn storage(snapshot: &RunContextSnapshot) -> StorageDescriptor {
+    match snapshot.config.storage_class.as_deref() {
         Some("DISK") => StorageDescriptor::Disk {
             dir: snapshot.config.storage_dir.clone().flatten(),
         },
@@ -91,47 +148,5 @@ pub fn run_context_from_legacy(
             endpoint: snapshot.config.portia_api_endpoint.clone(),
         },
         _ => StorageDescriptor::Memory {},
-    };
-    report.push(
-        EntryKind::Derived,
-        Some("/config/storage_class".into()),
-        Some("/storage".into()),
-        "the storage descriptor follows the config's storage_class",
-        None,
-    );
-    let tool_ids = snapshot.legacy_plan.plan_context.tool_ids.clone();
-    report.push(
-        EntryKind::Derived,
-        Some("/legacy_plan/plan_context/tool_ids".into()),
-        Some("/tool_registry/tool_ids".into()),
-        "the registry's tools as the plan saw them",
-        None,
-    );
-    report.push(
-        EntryKind::Defaulted,
-        None,
-        Some("/execution_hooks".into()),
-        "hooks are code; none is recorded",
-        Some(Value::Array(Vec::new())),
-    );
-    report.push(
-        EntryKind::Defaulted,
-        None,
-        Some("/telemetry".into()),
-        "telemetry settings are not part of a snapshot",
-        None,
-    );
-    Ok((
-        RunContext {
-            plan_run,
-            storage,
-            tool_registry: ToolRegistryDescriptor { tool_ids },
-            execution_hooks: HooksDescriptor { hooks: Vec::new() },
-            telemetry: TelemetryDescriptor {
-                enabled: false,
-                endpoint: None,
-            },
-        },
-        report,
-    ))
+    }
 }
