@@ -507,109 +507,142 @@ fn build(steps: &[Step], kinds: &[Kind]) -> Vec<Converted> {
                 start_step_index: start as i64,
                 end_step_index: loop_end[start].map(|end| end as i64),
             });
-            let inputs = || step.inputs.iter().map(|v| reference(&v.name)).collect();
-            let built = match kind {
-                Kind::Unmatched(reason) => {
-                    return Converted {
-                        step: legacy_variant(step),
-                        legacy_reason: Some((*reason).to_owned()),
-                    }
-                }
-                Kind::Conditional(condition) => {
-                    let clause = clauses[i].as_ref().expect("every clause step has a place");
-                    debug_assert_eq!(in_block[i], Some(clause.block));
-                    StepV2::Conditional {
-                        step_name,
-                        conditional_block,
-                        loop_block,
-                        condition: condition.clone(),
-                        args: keyed_args(&step.inputs),
-                        clause_index_in_block: clause.index_in_block,
-                        block_clause_type: clause.kind,
-                    }
-                }
-                Kind::Loop(condition) => StepV2::Loop {
-                    step_name,
-                    conditional_block,
-                    loop_block,
-                    condition: condition.clone(),
-                    over: None,
-                    loop_type: if condition.is_some() {
-                        LoopType::While
-                    } else {
-                        LoopType::ForEach
-                    },
-                    index: 0,
-                    args: keyed_args(&step.inputs),
-                    loop_step_type: loops[i].map_or(LoopStepType::Start, |(kind, _)| kind),
-                },
-                Kind::UserVerify(message) => StepV2::UserVerify {
-                    step_name,
-                    conditional_block,
-                    loop_block,
-                    message: message.clone(),
-                },
-                Kind::UserInput { message, multiple } => StepV2::UserInput {
-                    step_name,
-                    conditional_block,
-                    loop_block,
-                    message: message.clone(),
-                    options: multiple.then(Vec::new),
-                },
-                Kind::Exit { message, error } => StepV2::Exit {
-                    step_name,
-                    conditional_block,
-                    loop_block,
-                    message: message.clone(),
-                    error: *error,
-                },
-                Kind::InvokeTool { tool, args } => StepV2::InvokeTool {
-                    step_name,
-                    conditional_block,
-                    loop_block,
-                    tool: tool.clone(),
-                    args: args.clone(),
-                    output_schema: None,
-                },
-                Kind::Llm => StepV2::Llm {
-                    step_name,
-                    conditional_block,
-                    loop_block,
-                    task: step.task.clone(),
-                    inputs: inputs(),
-                    output_schema: None,
-                    system_prompt: None,
-                    model: None,
-                },
-                Kind::SingleToolAgent(tool) => StepV2::SingleToolAgent {
-                    step_name,
-                    conditional_block,
-                    loop_block,
-                    task: step.task.clone(),
-                    tool: tool.clone(),
-                    inputs: inputs(),
-                    output_schema: None,
-                    model: None,
-                },
-                Kind::ReactAgent(tools) => StepV2::ReactAgent {
-                    step_name,
-                    conditional_block,
-                    loop_block,
-                    task: step.task.clone(),
-                    tools: tools.clone(),
-                    inputs: inputs(),
-                    output_schema: None,
-                    tool_call_limit: DEFAULT_TOOL_CALL_LIMIT,
-                    allow_agent_clarifications: false,
-                    model: None,
-                },
-            };
-            Converted {
-                step: built,
-                legacy_reason: None,
+            if let Kind::Conditional(_) = kind {
+                let clause = clauses[i].as_ref().expect("every clause step has a place");
+                debug_assert_eq!(in_block[i], Some(clause.block));
             }
+            let placed = Placed {
+                step_name,
+                conditional_block,
+                loop_block,
+                clause: clauses[i].as_ref(),
+                loop_step_type: loops[i].map(|(kind, _)| kind),
+            };
+            builder_step(step, kind, placed)
         })
         .collect()
+}
+
+/// Where a recognised step sits: its name, the blocks around it, its place among its block's
+/// clauses and, for a loop clause, whether it starts or ends the loop.
+struct Placed<'l> {
+    step_name: String,
+    conditional_block: Option<ConditionalBlock>,
+    loop_block: Option<LoopBlock>,
+    clause: Option<&'l Clause>,
+    loop_step_type: Option<LoopStepType>,
+}
+
+/// The Plan Builder step a legacy step of `kind` is, placed as `placed`; a step of no builder
+/// kind stays legacy, with why.
+fn builder_step(step: &Step, kind: &Kind, placed: Placed<'_>) -> Converted {
+    let Placed {
+        step_name,
+        conditional_block,
+        loop_block,
+        clause,
+        loop_step_type,
+    } = placed;
+    let inputs = || step.inputs.iter().map(|v| reference(&v.name)).collect();
+    let built = match kind {
+        Kind::Unmatched(reason) => {
+            return Converted {
+                step: legacy_variant(step),
+                legacy_reason: Some((*reason).to_owned()),
+            }
+        }
+        Kind::Conditional(condition) => {
+            let clause = clause.expect("every clause step has a place");
+            StepV2::Conditional {
+                step_name,
+                conditional_block,
+                loop_block,
+                condition: condition.clone(),
+                args: keyed_args(&step.inputs),
+                clause_index_in_block: clause.index_in_block,
+                block_clause_type: clause.kind,
+            }
+        }
+        Kind::Loop(condition) => StepV2::Loop {
+            step_name,
+            conditional_block,
+            loop_block,
+            condition: condition.clone(),
+            over: None,
+            loop_type: if condition.is_some() {
+                LoopType::While
+            } else {
+                LoopType::ForEach
+            },
+            index: 0,
+            args: keyed_args(&step.inputs),
+            loop_step_type: loop_step_type.unwrap_or(LoopStepType::Start),
+        },
+        Kind::UserVerify(message) => StepV2::UserVerify {
+            step_name,
+            conditional_block,
+            loop_block,
+            message: message.clone(),
+        },
+        Kind::UserInput { message, multiple } => StepV2::UserInput {
+            step_name,
+            conditional_block,
+            loop_block,
+            message: message.clone(),
+            options: multiple.then(Vec::new),
+        },
+        Kind::Exit { message, error } => StepV2::Exit {
+            step_name,
+            conditional_block,
+            loop_block,
+            message: message.clone(),
+            error: *error,
+        },
+        Kind::InvokeTool { tool, args } => StepV2::InvokeTool {
+            step_name,
+            conditional_block,
+            loop_block,
+            tool: tool.clone(),
+            args: args.clone(),
+            output_schema: None,
+        },
+        Kind::Llm => StepV2::Llm {
+            step_name,
+            conditional_block,
+            loop_block,
+            task: step.task.clone(),
+            inputs: inputs(),
+            output_schema: None,
+            system_prompt: None,
+            model: None,
+        },
+        Kind::SingleToolAgent(tool) => StepV2::SingleToolAgent {
+            step_name,
+            conditional_block,
+            loop_block,
+            task: step.task.clone(),
+            tool: tool.clone(),
+            inputs: inputs(),
+            output_schema: None,
+            model: None,
+        },
+        Kind::ReactAgent(tools) => StepV2::ReactAgent {
+            step_name,
+            conditional_block,
+            loop_block,
+            task: step.task.clone(),
+            tools: tools.clone(),
+            inputs: inputs(),
+            output_schema: None,
+            tool_call_limit: DEFAULT_TOOL_CALL_LIMIT,
+            allow_agent_clarifications: false,
+            model: None,
+        },
+    };
+    Converted {
+        step: built,
+        legacy_reason: None,
+    }
 }
 
 /// The parts the blocks from `block` outwards contribute for a step inside them at `index`.
