@@ -14,6 +14,7 @@ use std::sync::Mutex;
 
 use serde::{Deserialize, Serialize};
 
+use super::feed::lock;
 use super::finals::InJournalOrder;
 use super::journal::{ErrorRecord, Event, Line, MemoryRecord, Reader};
 use super::report::Builder;
@@ -620,12 +621,6 @@ impl SharedStamps {
         lock(&self.0).insert(path.to_owned(), found);
         found
     }
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// Whether the run's own outputs still have the stamps they had when written, so they are the
