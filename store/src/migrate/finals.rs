@@ -41,17 +41,30 @@ impl<'a> FinalLines<'a> {
     /// as a [`Listing`](crate::store::Listing) is.
     pub(super) fn read(journal: &Path, runs: &'a Names, limit: u64) -> Result<Self, MigrateError> {
         let mut found = FinalLines::new(runs);
-        let mut reader = Reader::open(journal).map_err(io_err("cannot read", journal))?;
-        let mut index = 0u64;
+        found.read_on(journal, 0, limit)?;
+        Ok(found)
+    }
+
+    /// Takes in the tags of the journal's lines after the `lines` read so far, which end at
+    /// byte `offset`, up to line `limit`.
+    pub(super) fn read_on(
+        &mut self,
+        journal: &Path,
+        offset: u64,
+        limit: u64,
+    ) -> Result<(), MigrateError> {
+        let mut reader =
+            Reader::open_at(journal, offset).map_err(io_err("cannot read", journal))?;
+        let mut index = self.lines;
         while index < limit {
             let Some(line) = reader.next_tag().map_err(io_err("cannot read", journal))? else {
                 break;
             };
             index += 1;
-            found.absorb(line, index);
+            self.absorb(line, index);
         }
-        found.lines = index;
-        Ok(found)
+        self.lines = index;
+        Ok(())
     }
 
     /// Nothing read yet.

@@ -67,21 +67,6 @@ pub(super) fn check_files(dst: &Dir, line: &Line) -> Result<Vec<u8>, String> {
     Ok(bytes)
 }
 
-/// Takes in the tags of the journal's lines after its first `offset` bytes (`index` lines).
-fn read_tags(
-    journal: &Path,
-    offset: u64,
-    mut index: u64,
-    last: &mut FinalLines<'_>,
-) -> Result<(), MigrateError> {
-    let mut reader = Reader::open_at(journal, offset).map_err(io_err("cannot read", journal))?;
-    while let Some(line) = reader.next_tag().map_err(io_err("cannot read", journal))? {
-        index += 1;
-        last.absorb(line, index);
-    }
-    Ok(())
-}
-
 /// What the journal's final lines say is wrong with the shard: a run it should not have, runs
 /// without a final line.
 fn unsettled(ctx: &Ctx<'_>, last: &FinalLines<'_>) -> Vec<String> {
@@ -125,9 +110,11 @@ pub(super) fn verify<'a>(
         problems: Vec::new(),
     });
     let mut last = so_far.finals;
+    // The catch-up stops reading where its tags did (see `catch_up::catch_up`).
+    debug_assert_eq!(last.lines, so_far.index, "the tags end where the lines do");
     let finals_before = last.places.len();
     let mut problems: Vec<String> = so_far.problems;
-    read_tags(journal, so_far.offset, so_far.index, &mut last)?;
+    last.read_on(journal, so_far.offset, u64::MAX)?;
     problems.extend(unsettled(ctx, &last));
     let mut settling = last.in_journal_order_after(finals_before);
     let mut reader =
