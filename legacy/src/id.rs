@@ -141,21 +141,12 @@ fn parse_python_uuid(text: &str) -> Option<u128> {
         Some(inner) => inner.strip_suffix('}')?,
         None => text,
     };
-    let bytes = text.as_bytes();
-    let dashed = match bytes.len() {
-        32 => false,
-        36 if [8, 13, 18, 23].iter().all(|&i| bytes[i] == b'-') => true,
-        _ => return None,
-    };
-    let mut value: u128 = 0;
-    for (i, &b) in bytes.iter().enumerate() {
-        if dashed && matches!(i, 8 | 13 | 18 | 23) {
-            continue;
-        }
-        let digit = (b as char).to_digit(16)?;
-        value = (value << 4) | u128::from(digit);
+    // Simple (32 digits) or hyphenated (8-4-4-4-12) only: `try_parse` also takes the braced and
+    // URN forms, which were stripped above, once.
+    if !matches!(text.len(), 32 | 36) {
+        return None;
     }
-    Some(value)
+    uuid::Uuid::try_parse(text).ok().map(|uuid| uuid.as_u128())
 }
 
 /// Schema pattern of an id string with one of `prefixes`.
@@ -201,23 +192,14 @@ fn id_schema(prefixes: &[Prefix], description: &str) -> Schema {
 impl PrefixedId {
     /// `<prefix>-<uuid>` written into `buf`, without allocating: ids are everywhere.
     fn text<'b>(&self, buf: &'b mut [u8; 41]) -> &'b str {
-        const HEX: &[u8; 16] = b"0123456789abcdef";
-        let prefix = self.prefix.as_str().as_bytes();
-        buf[..prefix.len()].copy_from_slice(prefix);
-        let mut at = prefix.len();
-        buf[at] = b'-';
-        at += 1;
-        // 32 hex digits in 8-4-4-4-12 groups, two per byte of the UUID.
-        for (i, byte) in self.uuid.to_be_bytes().into_iter().enumerate() {
-            if matches!(i, 4 | 6 | 8 | 10) {
-                buf[at] = b'-';
-                at += 1;
-            }
-            buf[at] = HEX[usize::from(byte >> 4)];
-            buf[at + 1] = HEX[usize::from(byte & 0xf)];
-            at += 2;
-        }
-        std::str::from_utf8(&buf[..at]).expect("ASCII")
+        let prefix = self.prefix.as_str();
+        buf[..prefix.len()].copy_from_slice(prefix.as_bytes());
+        buf[prefix.len()] = b'-';
+        let uuid = uuid::Uuid::from_u128(self.uuid)
+            .hyphenated()
+            .encode_lower(&mut buf[prefix.len() + 1..])
+            .len();
+        std::str::from_utf8(&buf[..prefix.len() + 1 + uuid]).expect("ASCII")
     }
 }
 

@@ -138,44 +138,22 @@ impl Packed {
     const HEAD: usize = 39;
     /// The longest text of a packed name.
     const TEXT: usize = Self::HEAD + Self::TAIL;
-    const HYPHENS: [usize; 4] = [8, 13, 18, 23];
 
-    /// Where the pairs of hexadecimal digits of a UUID's text stand, one pair a byte.
-    const DIGITS: [usize; 16] = [0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34];
-    /// The value of each byte as a lowercase hexadecimal digit, `0xFF` for any other byte.
-    const HEX: [u8; 256] = {
-        let mut values = [0xFF; 256];
-        let mut digit = 0;
-        while digit < 16 {
-            values[b"0123456789abcdef"[digit] as usize] = digit as u8;
-            digit += 1;
-        }
-        values
-    };
-
-    /// The head and the UUID of `name`, if it has that form.
+    /// The head and the UUID of `name`, if it has that form: a hyphenated UUID in lowercase
+    /// (uppercase digits would not sort as their values).
     fn split(name: &str) -> Option<(&str, [u8; 16])> {
         let at = name.len().checked_sub(Self::TAIL)?;
         let (head, tail) = name.split_at_checked(at)?;
-        let tail = tail.as_bytes();
+        let (uuid, json) = tail.as_bytes().split_at(36);
         if head.len() > Self::HEAD
-            || &tail[36..] != b".json"
-            || Self::HYPHENS.iter().any(|&at| tail[at] != b'-')
+            || json != b".json"
+            || uuid.iter().any(u8::is_ascii_uppercase)
         {
             return None;
         }
-        let mut uuid = [0u8; 16];
-        for (byte, &at) in uuid.iter_mut().zip(&Self::DIGITS) {
-            let (high, low) = (
-                Self::HEX[usize::from(tail[at])],
-                Self::HEX[usize::from(tail[at + 1])],
-            );
-            if (high | low) > 15 {
-                return None;
-            }
-            *byte = high << 4 | low;
-        }
-        Some((head, uuid))
+        // 36 bytes parse only as the hyphenated 8-4-4-4-12 form.
+        let uuid = uuid::Uuid::try_parse_ascii(uuid).ok()?;
+        Some((head, uuid.into_bytes()))
     }
 
     /// The text of the name packed as `bytes`.
@@ -184,13 +162,8 @@ impl Packed {
         let mut text = [0u8; Self::TEXT];
         text[..head.len()].copy_from_slice(head);
         let tail = &mut text[head.len()..head.len() + Self::TAIL];
-        for at in Self::HYPHENS {
-            tail[at] = b'-';
-        }
-        for (byte, &at) in uuid.iter().zip(&Self::DIGITS) {
-            tail[at] = b"0123456789abcdef"[usize::from(byte >> 4)];
-            tail[at + 1] = b"0123456789abcdef"[usize::from(byte & 15)];
-        }
+        let uuid = uuid::Uuid::from_slice(uuid).expect("16 bytes");
+        uuid.hyphenated().encode_lower(&mut tail[..36]);
         tail[36..].copy_from_slice(b".json");
         let len = u8::try_from(head.len() + Self::TAIL).expect("a packed name is short");
         Name(Repr::Packed { text, len })
