@@ -30,6 +30,9 @@ pub(super) struct FinalLines<'a> {
     pub(super) places: Vec<u32>,
     /// How many lines were read.
     pub(super) lines: u64,
+    /// The places of the runs of the latest lines, most recent first, that the next line's run
+    /// is looked up beside first ([`Names::position_near`]): one per worker's chunk.
+    recent: [usize; 4],
 }
 
 impl<'a> FinalLines<'a> {
@@ -77,17 +80,17 @@ impl<'a> FinalLines<'a> {
             strays: std::collections::BTreeMap::new(),
             places: Vec::new(),
             lines: 0,
+            recent: [0; 4],
         }
     }
 
     /// Takes in the journal's line `index`, read after every line before it.
     pub(super) fn absorb(&mut self, line: LineTag, index: u64) {
-        let runs = self.runs;
         if line.event == Event::Session {
             self.stamps_trusted &= line.synced != Some(false);
         }
         if line.event == Event::Started {
-            if let Some(at) = line.run.as_deref().and_then(|run| runs.position(run)) {
+            if let Some(at) = line.run.as_deref().and_then(|run| self.locate(run)) {
                 self.in_flight[at] = true;
             }
             return;
@@ -95,7 +98,7 @@ impl<'a> FinalLines<'a> {
         if !line.is_final() {
             return;
         }
-        let at = line.run.as_deref().and_then(|run| runs.position(run));
+        let at = line.run.as_deref().and_then(|run| self.locate(run));
         if let Some(at) = at {
             self.in_flight[at] = false;
         }
@@ -108,6 +111,16 @@ impl<'a> FinalLines<'a> {
         }
         let place = at.and_then(|at| u32::try_from(at).ok());
         self.places.push(place.unwrap_or(Self::ELSEWHERE));
+    }
+
+    /// The place of `run` in the listing, looked for beside the runs of the latest lines first.
+    fn locate(&mut self, run: &str) -> Option<usize> {
+        let at = self.runs.position_near(run, &self.recent)?;
+        let seen = self.recent.iter().position(|&r| r == at || r + 1 == at);
+        let end = seen.unwrap_or(self.recent.len() - 1);
+        self.recent.copy_within(..end, 1);
+        self.recent[0] = at;
+        Some(at)
     }
 
     /// The first run (by name) the journal settles that is not in `runs` and whose outputs a
