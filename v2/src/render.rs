@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use serde::ser::{SerializeStruct, Serializer};
 use serde::Serialize;
+use serde_json::value::RawValue;
 
 use crate::run::FIELDS;
 use crate::{Config, PlanRunV2, PlanV2};
@@ -14,7 +15,8 @@ use crate::{Config, PlanRunV2, PlanV2};
 #[derive(Debug, Clone)]
 pub struct Rendered<T> {
     value: Arc<T>,
-    text: Box<str>,
+    /// Written as it is by serde_json's serializer, in place of the value.
+    text: Box<RawValue>,
 }
 
 impl<T: Serialize + PartialEq> Rendered<T> {
@@ -26,9 +28,8 @@ impl<T: Serialize + PartialEq> Rendered<T> {
         let mut bytes = Vec::new();
         planrun_wire::json::to_vec_pretty(&mut bytes, &[&*value]).expect("V2 values are JSON");
         let inner = &bytes["[\n  ".len()..bytes.len() - "\n]".len()];
-        let text = std::str::from_utf8(inner)
-            .expect("JSON text is UTF-8")
-            .into();
+        let inner = std::str::from_utf8(inner).expect("JSON text is UTF-8");
+        let text = RawValue::from_string(inner.to_owned()).expect("one JSON value");
         Rendered { value, text }
     }
 
@@ -38,24 +39,9 @@ impl<T: Serialize + PartialEq> Rendered<T> {
     }
 
     /// The rendered text when `value` is (or equals) the rendered value.
-    fn text_for<'a>(this: Option<&'a Self>, value: &Arc<T>) -> Option<Raw<'a>> {
+    fn text_for<'a>(this: Option<&'a Self>, value: &Arc<T>) -> Option<&'a RawValue> {
         this.filter(|r| Arc::ptr_eq(&r.value, value) || r.value == *value)
-            .map(|r| Raw(&r.text))
-    }
-}
-
-/// JSON text written as it is, as serde_json's `RawValue` is (through the struct name its
-/// serializers and `planrun_wire::json`'s take raw text by). The rendered texts are written by
-/// the JSON writer itself, so they are not parsed again to be trusted as one JSON value.
-#[derive(Debug, Clone, Copy, PartialEq)]
-struct Raw<'a>(&'a str);
-
-impl Serialize for Raw<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        const TOKEN: &str = "$serde_json::private::RawValue";
-        let mut s = serializer.serialize_struct(TOKEN, 1)?;
-        s.serialize_field(TOKEN, self.0)?;
-        s.end()
+            .map(|r| &*r.text)
     }
 }
 
@@ -95,7 +81,7 @@ impl Serialize for WithShared<'_> {
         s.serialize_field(state, &run.state)?;
         s.serialize_field(step, &run.current_step_index)?;
         match Rendered::text_for(self.shared.plan, &run.plan) {
-            Some(text) => s.serialize_field(plan, &text)?,
+            Some(text) => s.serialize_field(plan, text)?,
             None => s.serialize_field(plan, &run.plan)?,
         }
         s.serialize_field(end_user, &run.end_user)?;
@@ -103,7 +89,7 @@ impl Serialize for WithShared<'_> {
         s.serialize_field(final_output, &run.final_output)?;
         s.serialize_field(inputs, &run.plan_run_inputs)?;
         match Rendered::text_for(self.shared.config, &run.config) {
-            Some(text) => s.serialize_field(config, &text)?,
+            Some(text) => s.serialize_field(config, text)?,
             None => s.serialize_field(config, &run.config)?,
         }
         s.serialize_field(clarifications, &run.clarifications)?;
@@ -124,17 +110,11 @@ mod tests {
         let rendered = Rendered::new(Arc::clone(&config));
         let text = Rendered::text_for(Some(&rendered), &config).expect("copied");
         let top = serde_json::to_string_pretty(&config).unwrap();
-        assert_eq!(text.0, top.replace('\n', "\n  "));
-        // serde_json's serializers take it as raw text, as they take a `RawValue`.
-        let raw = serde_json::value::RawValue::from_string(text.0.to_owned()).unwrap();
-        assert_eq!(
-            serde_json::to_string(&text).unwrap(),
-            serde_json::to_string(&raw).unwrap()
-        );
+        assert_eq!(text.get(), top.replace('\n', "\n  "));
         let equal = Arc::new(Config::sdk_defaults());
         assert_eq!(
-            Rendered::text_for(Some(&rendered), &equal).map(|raw| raw.0),
-            Some(text.0)
+            Rendered::text_for(Some(&rendered), &equal).map(RawValue::get),
+            Some(text.get())
         );
         let mut other = Config::sdk_defaults();
         other.storage_dir = Some("elsewhere".to_owned());

@@ -191,8 +191,8 @@ impl<'de> Visitor<'de> for Checked {
         Ok(())
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        // A number keeps its digits as `{"$serde_json::private::Number": "…"}`; `Value` parses
-        // the text serde_json itself produced, which always succeeds.
+        // With `arbitrary_precision` a number arrives as a one-entry map holding its digits;
+        // `Value` parses the text serde_json itself produced, which always succeeds.
         while map.next_key_seed(Key)?.is_some() {
             map.next_value_seed(self)?;
         }

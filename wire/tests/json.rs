@@ -1,5 +1,5 @@
-//! `json::Writer` against serde_json's own writer, byte for byte, in each layout (pretty with two
-//! and four spaces, and one line with Python's separators): on any JSON value (strings of any characters
+//! `json::Format` against serde_json's own formatters, byte for byte, in each layout (pretty with
+//! two and four spaces, and one line with Python's separators): on any JSON value (strings of any characters
 //! and lengths, numbers kept as arbitrary-precision text, nested arrays and objects) and on
 //! typed values that use every kind of serde shape (options, newtype, tuple and struct variants,
 //! raw JSON text, `Display` strings, integer map keys). `Compare` accepts exactly those bytes.
@@ -11,7 +11,7 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
 
-use planrun_wire::json::{self, Compare, Layout, Numbers, Writer};
+use planrun_wire::json::{self, Compare, Layout, Numbers};
 use planrun_wire::text;
 
 /// serde_json's text of `value` with `formatter`.
@@ -82,30 +82,27 @@ fn same_bytes<T: Serialize>(value: &T) {
     );
 }
 
-/// `Writer` with `layout` writes `expected`, and its `Compare` accepts exactly that.
+/// `Format` with `layout` writes `expected`, and its `Compare` accepts exactly that.
 fn same_layout<T: Serialize>(value: &T, layout: Layout, expected: &str) {
     let mut ours = Vec::new();
-    value
-        .serialize(&mut Writer::new(&mut ours, layout, Numbers::AsKept))
+    json::write(&mut ours, value, layout, Numbers::AsKept)
         .unwrap();
     assert_eq!(String::from_utf8(ours).unwrap(), expected, "{layout:?}");
     let mut compare = Compare::new(expected.as_bytes());
-    value
-        .serialize(&mut Writer::new(&mut compare, layout, Numbers::AsKept))
+    json::write(&mut compare, value, layout, Numbers::AsKept)
         .unwrap();
     assert!(compare.is_done());
     let mut longer = expected.as_bytes().to_vec();
     longer.push(b' ');
     let mut compare = Compare::new(&longer);
-    value
-        .serialize(&mut Writer::new(&mut compare, layout, Numbers::AsKept))
+    json::write(&mut compare, value, layout, Numbers::AsKept)
         .unwrap();
     assert!(!compare.is_done(), "a byte left over is seen");
     for at in [0, expected.len() / 2, expected.len() - 1] {
         let mut changed = expected.as_bytes().to_vec();
         changed[at] ^= 0x01;
         let mut compare = Compare::new(&changed);
-        let written = value.serialize(&mut Writer::new(&mut compare, layout, Numbers::AsKept));
+        let written = json::write(&mut compare, value, layout, Numbers::AsKept);
         assert!(written.is_err(), "byte {at} changed is seen");
     }
 }
@@ -259,13 +256,7 @@ fn deep_nesting_is_indented_as_serde_json_indents_it() {
 fn the_sdk_number_style_drops_only_a_positive_exponent_plus() {
     let value: Value = serde_json::from_str("[1e+16, 2.5E+3, 1e-7, 12, -0.5e+2]").unwrap();
     let mut out = Vec::new();
-    value
-        .serialize(&mut Writer::new(
-            &mut out,
-            Layout::Pretty(b"    "),
-            Numbers::NoExponentPlus,
-        ))
-        .unwrap();
+    json::write(&mut out, &value, Layout::Pretty(b"    "), Numbers::NoExponentPlus).unwrap();
     assert_eq!(
         String::from_utf8(out).unwrap(),
         "[\n    1e16,\n    2.5e3,\n    1e-7,\n    12,\n    -0.5e2\n]"
@@ -307,11 +298,12 @@ proptest! {
 #[test]
 fn a_key_serde_json_refuses_is_refused() {
     let mut out = Vec::new();
-    let written = AnyKeys(f64::NAN, 0.5, true, 'a', 1).serialize(&mut Writer::new(
+    let written = json::write(
         &mut out,
+        &AnyKeys(f64::NAN, 0.5, true, 'a', 1),
         Layout::Pretty(b"  "),
         Numbers::AsKept,
-    ));
+    );
     assert!(written.is_err());
     assert!(serde_json::to_string(&AnyKeys(f64::NAN, 0.5, true, 'a', 1)).is_err());
     let single_nan = AnyKeys(0.5, f32::NAN, true, 'a', 1);
