@@ -4,6 +4,7 @@
 
 mod chain_differential;
 mod check_cli;
+mod cli_errors;
 mod cli_schema_export_lang;
 mod cli_schema_validate;
 #[path = "../converter/tests/common/mod.rs"]

@@ -148,29 +148,3 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 fn main() -> std::process::ExitCode {
     run()
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn each_cause_is_said_once() {
-        let full = io::Error::from_raw_os_error(28);
-        let io = planrun_store::migrate::MigrateError::Io {
-            what: "cannot write",
-            path: "/dst/prun-1.json".into(),
-            source: io::Error::from_raw_os_error(28),
-        };
-        let err = anyhow::Error::new(io).context("migrate failed");
-        assert_eq!(
-            chain(&err),
-            format!("migrate failed: cannot write /dst/prun-1.json: {full}")
-        );
-        // A cause its error does not already say is still said.
-        let err = anyhow::Error::new(full).context("cannot open /x");
-        assert_eq!(
-            chain(&err),
-            "cannot open /x: No space left on device (os error 28)"
-        );
-    }
-}
