@@ -9,7 +9,7 @@ use serde::de::{self, DeserializeOwned, Deserializer, MapAccess, SeqAccess, Visi
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Number, Value};
 
-use planrun_wire::json::{self as wire_json, Compare, Layout, Numbers};
+use planrun_wire::json::{self as wire_json, Layout, Numbers};
 
 use crate::error::{ErrorKind, ParseError};
 use crate::node::Node;
@@ -397,7 +397,7 @@ const SDK_LAYOUT: Layout = Layout::Pretty(b"    ");
 /// writes an exponent `e+16`, pydantic `e16`).
 pub fn to_sdk_json<T: Serialize + ?Sized>(value: &T) -> String {
     let mut out = Vec::with_capacity(1024);
-    wire_json::write(&mut out, value, SDK_LAYOUT, Numbers::NoExponentPlus)
+    wire_json::append(&mut out, value, SDK_LAYOUT, Numbers::NoExponentPlus)
         .expect("legacy models serialise to JSON infallibly");
     String::from_utf8(out).expect("the writer writes UTF-8")
 }
@@ -405,15 +405,13 @@ pub fn to_sdk_json<T: Serialize + ?Sized>(value: &T) -> String {
 /// Whether [`to_sdk_json`] of `value` gives exactly `expected`, found without building the text:
 /// each piece the writer emits is compared where it lands, and the first difference stops it.
 pub fn writes_as_sdk<T: Serialize + ?Sized>(value: &T, expected: &[u8]) -> bool {
-    let mut compare = Compare::new(expected);
-    wire_json::write(&mut compare, value, SDK_LAYOUT, Numbers::NoExponentPlus).is_ok()
-        && compare.is_done()
+    wire_json::matches(expected, value, SDK_LAYOUT, Numbers::NoExponentPlus)
 }
 
 /// Writes a value as Python's `json.dumps(value, ensure_ascii=False)` does (`", "` and `": "`).
 pub fn to_python_json(value: &Value) -> String {
     let mut out = Vec::with_capacity(64);
-    wire_json::write(&mut out, value, Layout::Python, Numbers::AsKept)
+    wire_json::append(&mut out, value, Layout::Python, Numbers::AsKept)
         .expect("JSON values serialise infallibly");
     String::from_utf8(out).expect("the writer writes UTF-8")
 }

@@ -145,10 +145,7 @@ impl Packed {
         let at = name.len().checked_sub(Self::TAIL)?;
         let (head, tail) = name.split_at_checked(at)?;
         let (uuid, json) = tail.as_bytes().split_at(36);
-        if head.len() > Self::HEAD
-            || json != b".json"
-            || uuid.iter().any(u8::is_ascii_uppercase)
-        {
+        if head.len() > Self::HEAD || json != b".json" || uuid.iter().any(u8::is_ascii_uppercase) {
             return None;
         }
         // 36 bytes parse only as the hyphenated 8-4-4-4-12 form.

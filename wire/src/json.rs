@@ -2,7 +2,7 @@
 //! pretty layout with any indentation (pydantic's `model_dump_json(indent=4)` is serde_json's
 //! layout with four spaces), or one line with Python's `json.dumps` separators; numbers kept as
 //! text (`arbitrary_precision`) as serde_json writes them or as pydantic spells them. serde_json's
-//! own serializer does the rest, raw values and escaping included. [`Compare`] checks a text
+//! own serializer does the rest, raw values and escaping included. [`matches`] checks a text
 //! against expected bytes without building it.
 
 use std::io::{self, Write};
@@ -52,26 +52,27 @@ impl Format {
         }
     }
 
-    /// `before`, then in the pretty layout a line break and the current level's indentation,
-    /// in one write.
-    fn line<W: ?Sized + Write>(&self, writer: &mut W, before: &[u8]) -> io::Result<()> {
-        /// A line break and the most indentation written in one piece.
-        const BREAK: [u8; 129] = {
-            let mut line = [b' '; 129];
-            line[0] = b'\n';
+    /// In the pretty layout, a comma if `comma`, a line break and the current level's
+    /// indentation, in one write (most elements); in Python's, `, ` if `comma`.
+    fn line<W: ?Sized + Write>(&self, writer: &mut W, comma: bool) -> io::Result<()> {
+        /// A comma, a line break and the most indentation written in one piece.
+        const BREAK: [u8; 130] = {
+            let mut line = [b' '; 130];
+            line[0] = b',';
+            line[1] = b'\n';
             line
         };
         let Layout::Pretty(indent) = self.layout else {
-            return writer.write_all(before);
+            return writer.write_all(if comma { b", " } else { b"" });
         };
-        writer.write_all(before)?;
+        let start = usize::from(!comma);
         let mut width = self.depth * indent.len();
-        let first = width.min(BREAK.len() - 1);
-        writer.write_all(&BREAK[..=first])?;
+        let first = width.min(BREAK.len() - 2);
+        writer.write_all(&BREAK[start..first + 2])?;
         width -= first;
         while width > 0 {
-            let piece = width.min(BREAK.len() - 1);
-            writer.write_all(&BREAK[1..=piece])?;
+            let piece = width.min(BREAK.len() - 2);
+            writer.write_all(&BREAK[2..piece + 2])?;
             width -= piece;
         }
         Ok(())
@@ -81,9 +82,7 @@ impl Format {
     fn element<W: ?Sized + Write>(&self, writer: &mut W, first: bool) -> io::Result<()> {
         match (self.layout, first) {
             (Layout::Python, true) => Ok(()),
-            (Layout::Python, false) => writer.write_all(b", "),
-            (Layout::Pretty(_), true) => self.line(writer, b""),
-            (Layout::Pretty(_), false) => self.line(writer, b","),
+            _ => self.line(writer, !first),
         }
     }
 
@@ -96,7 +95,7 @@ impl Format {
     fn close<W: ?Sized + Write>(&mut self, writer: &mut W, bracket: &[u8]) -> io::Result<()> {
         self.depth -= 1;
         if self.has_value && matches!(self.layout, Layout::Pretty(_)) {
-            self.line(writer, b"")?;
+            self.line(writer, false)?;
         }
         writer.write_all(bracket)
     }
@@ -149,7 +148,11 @@ impl Formatter for Format {
         Ok(())
     }
 
-    fn write_number_str<W: ?Sized + Write>(&mut self, writer: &mut W, value: &str) -> io::Result<()> {
+    fn write_number_str<W: ?Sized + Write>(
+        &mut self,
+        writer: &mut W,
+        value: &str,
+    ) -> io::Result<()> {
         match (self.numbers, value.split_once("e+")) {
             (Numbers::NoExponentPlus, Some((mantissa, exponent))) => {
                 writer.write_all(mantissa.as_bytes())?;
@@ -161,41 +164,46 @@ impl Formatter for Format {
     }
 }
 
-/// Appends `value`'s text in `layout` with `numbers` to `out`.
-pub fn write<W: Write, T: Serialize + ?Sized>(
-    out: W,
+/// Appends `value`'s text in `layout` with `numbers` to `out`. The buffer itself is the
+/// serializer's writer (taken for the while and put back), so that each piece goes straight to
+/// `Vec`'s own `write_all`: through a `&mut` the call was not inlined, a tenth of the writing's
+/// instructions.
+pub fn append<T: Serialize + ?Sized>(
+    out: &mut Vec<u8>,
     value: &T,
     layout: Layout,
     numbers: Numbers,
 ) -> Result<(), Error> {
-    value.serialize(&mut Serializer::with_formatter(
-        out,
-        Format::new(layout, numbers),
-    ))
+    let mut serializer =
+        Serializer::with_formatter(std::mem::take(out), Format::new(layout, numbers));
+    let written = value.serialize(&mut serializer);
+    *out = serializer.into_inner();
+    written
+}
+
+/// Whether `value`'s text in `layout` with `numbers` is exactly `expected`, found without
+/// building the text: each piece is compared where it lands, and the first difference stops it.
+pub fn matches<T: Serialize + ?Sized>(
+    expected: &[u8],
+    value: &T,
+    layout: Layout,
+    numbers: Numbers,
+) -> bool {
+    let mut serializer =
+        Serializer::with_formatter(Compare { rest: expected }, Format::new(layout, numbers));
+    value.serialize(&mut serializer).is_ok() && serializer.into_inner().rest.is_empty()
 }
 
 /// Appends `value` to `out` as `serde_json::to_writer_pretty` writes it (two spaces per level).
 pub fn to_vec_pretty<T: Serialize + ?Sized>(out: &mut Vec<u8>, value: &T) -> Result<(), Error> {
-    write(out, value, Layout::Pretty(b"  "), Numbers::AsKept)
+    append(out, value, Layout::Pretty(b"  "), Numbers::AsKept)
 }
 
 /// A writer that accepts only the bytes it expects next, so that comparing a value's text with
 /// expected bytes needs no buffer for the whole text and stops at the first difference.
 #[derive(Debug)]
-pub struct Compare<'a> {
+struct Compare<'a> {
     rest: &'a [u8],
-}
-
-impl<'a> Compare<'a> {
-    /// Expects exactly `expected`.
-    pub fn new(expected: &'a [u8]) -> Self {
-        Compare { rest: expected }
-    }
-
-    /// Whether everything expected was written.
-    pub fn is_done(&self) -> bool {
-        self.rest.is_empty()
-    }
 }
 
 impl Write for Compare<'_> {

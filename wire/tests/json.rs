@@ -11,7 +11,7 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
 
-use planrun_wire::json::{self, Compare, Layout, Numbers};
+use planrun_wire::json::{self, Layout, Numbers};
 use planrun_wire::text;
 
 /// serde_json's text of `value` with `formatter`.
@@ -82,28 +82,30 @@ fn same_bytes<T: Serialize>(value: &T) {
     );
 }
 
-/// `Format` with `layout` writes `expected`, and its `Compare` accepts exactly that.
+/// `Format` with `layout` writes `expected`, and `matches` accepts exactly that.
 fn same_layout<T: Serialize>(value: &T, layout: Layout, expected: &str) {
     let mut ours = Vec::new();
-    json::write(&mut ours, value, layout, Numbers::AsKept)
-        .unwrap();
+    json::append(&mut ours, value, layout, Numbers::AsKept).unwrap();
     assert_eq!(String::from_utf8(ours).unwrap(), expected, "{layout:?}");
-    let mut compare = Compare::new(expected.as_bytes());
-    json::write(&mut compare, value, layout, Numbers::AsKept)
-        .unwrap();
-    assert!(compare.is_done());
+    assert!(json::matches(
+        expected.as_bytes(),
+        value,
+        layout,
+        Numbers::AsKept
+    ));
     let mut longer = expected.as_bytes().to_vec();
     longer.push(b' ');
-    let mut compare = Compare::new(&longer);
-    json::write(&mut compare, value, layout, Numbers::AsKept)
-        .unwrap();
-    assert!(!compare.is_done(), "a byte left over is seen");
+    assert!(
+        !json::matches(&longer, value, layout, Numbers::AsKept),
+        "a byte left over is seen"
+    );
     for at in [0, expected.len() / 2, expected.len() - 1] {
         let mut changed = expected.as_bytes().to_vec();
         changed[at] ^= 0x01;
-        let mut compare = Compare::new(&changed);
-        let written = json::write(&mut compare, value, layout, Numbers::AsKept);
-        assert!(written.is_err(), "byte {at} changed is seen");
+        assert!(
+            !json::matches(&changed, value, layout, Numbers::AsKept),
+            "byte {at} changed is seen"
+        );
     }
 }
 
@@ -256,7 +258,13 @@ fn deep_nesting_is_indented_as_serde_json_indents_it() {
 fn the_sdk_number_style_drops_only_a_positive_exponent_plus() {
     let value: Value = serde_json::from_str("[1e+16, 2.5E+3, 1e-7, 12, -0.5e+2]").unwrap();
     let mut out = Vec::new();
-    json::write(&mut out, &value, Layout::Pretty(b"    "), Numbers::NoExponentPlus).unwrap();
+    json::append(
+        &mut out,
+        &value,
+        Layout::Pretty(b"    "),
+        Numbers::NoExponentPlus,
+    )
+    .unwrap();
     assert_eq!(
         String::from_utf8(out).unwrap(),
         "[\n    1e16,\n    2.5e3,\n    1e-7,\n    12,\n    -0.5e2\n]"
@@ -298,7 +306,7 @@ proptest! {
 #[test]
 fn a_key_serde_json_refuses_is_refused() {
     let mut out = Vec::new();
-    let written = json::write(
+    let written = json::append(
         &mut out,
         &AnyKeys(f64::NAN, 0.5, true, 'a', 1),
         Layout::Pretty(b"  "),
