@@ -339,27 +339,7 @@ impl Names {
 
     /// The place of `name`, found by binary search: the names must be sorted.
     pub fn position(&self, name: &str) -> Option<usize> {
-        self.position_near(name, &[])
-    }
-
-    /// [`Names::position`], trying first each of `guesses` and the place after it: a reader of
-    /// names that come in about this order (a journal's, a chunk at a time) finds most with one
-    /// or two comparisons instead of a search's seventeen.
-    pub fn position_near(&self, name: &str, guesses: &[usize]) -> Option<usize> {
         let query = Kept::new(name);
-        let at = |at: usize| {
-            self.spans.get(at).is_some_and(|span| {
-                Self::compare_to(&self.blocks, *span, &query) == std::cmp::Ordering::Equal
-            })
-        };
-        for &guess in guesses {
-            if at(guess) {
-                return Some(guess);
-            }
-            if let Some(next) = guess.checked_add(1).filter(|next| at(*next)) {
-                return Some(next);
-            }
-        }
         self.spans
             .binary_search_by(|span| Self::compare_to(&self.blocks, *span, &query))
             .ok()
@@ -553,8 +533,7 @@ mod tests {
                     0..5usize,
                 ),
                 0..120,
-            ),
-            guess in 0..130usize,
+            )
         ) {
             let heads = ["prun-", "pr-", "wkfl-", "plan-", "", "東京-", "prun-x"];
             let given: Vec<String> = picks
@@ -578,10 +557,6 @@ mod tests {
                 proptest::prop_assert_eq!(names.position(name), Some(at));
                 let absent = format!("{}0.json", name.strip_suffix(".json").unwrap_or(name));
                 proptest::prop_assert_eq!(names.position(&absent), None);
-                // Guesses are only guesses: right, next to it, wrong or out of range.
-                let guesses = [guess, at.saturating_sub(1), usize::MAX];
-                proptest::prop_assert_eq!(names.position_near(name, &guesses), Some(at));
-                proptest::prop_assert_eq!(names.position_near(&absent, &guesses), None);
             }
             let conflicts = Conflicts::of(&names);
             let winners: Vec<_> = (0..names.len()).map(|i| conflicts.winner(i)).collect();
