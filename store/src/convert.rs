@@ -112,11 +112,9 @@ fn unread(origin: &Path, failure: Failure) -> RunResult {
 /// migration takes the runs of one plan one after the other (it orders them by plan), so
 /// every plan is read and converted once there. Each kind holds at most its capacity (then
 /// starts over): [`References::PLANS`] plans, each with its conversion, and
-/// [`References::END_USERS`] end users. The caches are small on purpose: before runs were
-/// ordered by plan, in alternating rounds on generated stores, holding 16 of each took 6% less
-/// user time than holding 4096 (45 MB of plans) at 10,000 runs and 20% less at 100,000, though
-/// far fewer plans were read again; most likely, the conversions a large cache keeps push the
-/// rest of the work out of the processor's caches. A plan read through a HEAD store's residue
+/// [`References::END_USERS`] end users. The caches are small on purpose: with runs ordered by
+/// plan a large one saves no reading, and the conversions it keeps cost more time (measured:
+/// the rest of the work is pushed out of the processor's caches) than they save. A plan read through a HEAD store's residue
 /// is not cached: it is that run's own.
 #[derive(Debug)]
 pub struct References {

@@ -46,8 +46,7 @@ pub fn safe_component(name: &str) -> Result<(), UnsafeName> {
 }
 
 /// Names in blocks, read in byte order: a store lists one name per run, the one structure of a
-/// migration that grows with the store, and a `String` each took 72 bytes for a 46-byte run
-/// name. A name that ends in a lowercase UUID and `.json`, as the SDK names runs and plans, is
+/// migration that grows with the store, so names are kept without a `String` each. A name that ends in a lowercase UUID and `.json`, as the SDK names runs and plans, is
 /// kept as its head and the UUID's 16 bytes (21 for `prun-…json`), any other as its text, and
 /// either with eight bytes of span. Blocks of a fixed size, rather than one growing buffer, are
 /// never copied while the names are read.

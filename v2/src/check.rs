@@ -132,8 +132,7 @@ struct Seen {
 
 impl Seen {
     /// A migration checks its runs by plan, so the runs that share a plan or a config come
-    /// together: a few thousand keep every hit, where remembering all the plans of 100,000 runs
-    /// took 2 MB.
+    /// together: a few thousand keep every hit, without memory that grows with the store.
     const RECENT: usize = 1 << 12;
     /// End users recur across plans, and a store has far fewer of them than runs.
     const MANY: usize = 1 << 17;

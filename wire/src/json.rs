@@ -165,9 +165,8 @@ impl Formatter for Format {
 }
 
 /// Appends `value`'s text in `layout` with `numbers` to `out`. The buffer itself is the
-/// serializer's writer (taken for the while and put back), so that each piece goes straight to
-/// `Vec`'s own `write_all`: through a `&mut` the call was not inlined, a tenth of the writing's
-/// instructions.
+/// serializer's writer (taken for the while and put back), so each piece goes straight to
+/// `Vec`'s own `write_all`, not through a forwarding `&mut` writer.
 pub fn append<T: Serialize + ?Sized>(
     out: &mut Vec<u8>,
     value: &T,

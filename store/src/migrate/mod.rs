@@ -306,7 +306,7 @@ fn list_src(opts: &Options, src: &Path) -> Result<Listed, MigrateError> {
     let mut mine: Vec<usize> = (0..listing.runs.len())
         .filter(|&i| opts.shard.is_none_or(|s| s.owns(&listing.runs.get(i))))
         .collect();
-    // Kept to the end: grown by doubling, it held up to twice its eight bytes a run.
+    // Kept to the end of the migration: no slack left from growing it.
     mine.shrink_to_fit();
     Ok(Listed {
         listing,
