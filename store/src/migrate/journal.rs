@@ -26,7 +26,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use planrun_converter::report::EntryKind;
-use planrun_wire::text::{escape_into, plain_len};
+use planrun_wire::text::plain_len;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
@@ -249,133 +249,10 @@ impl Line {
         String::from_utf8(text).expect("journal lines are UTF-8")
     }
 
-    /// Appends [`Line::to_jsonl`] to `out`, without a string of its own: the bytes serde_json
-    /// writes for the line (a test holds them equal for any line), written field by field.
-    /// serde_json's formatter calls and byte-at-a-time escaping cost the journal's writer
-    /// thread more than all the rest of its work.
+    /// Appends [`Line::to_jsonl`] to `out`, without a string of its own.
     fn write_jsonl(&self, out: &mut Vec<u8>) {
-        let mut line = Fields(out);
-        line.0.extend_from_slice(b"{\"event\":\"");
-        line.0.extend_from_slice(self.event.as_str().as_bytes());
-        line.0.push(b'"');
-        line.text("format", self.format.as_deref());
-        line.text("tool", self.tool.as_deref());
-        line.text("src", self.src.as_deref());
-        line.text("shard", self.shard.as_deref());
-        line.text("config", self.config.as_deref());
-        line.text("target", self.target.as_deref());
-        if let Some(resume) = self.resume {
-            line.key("resume");
-            line.0
-                .extend_from_slice(if resume { b"true" } else { b"false" });
-        }
-        if let Some(synced) = self.synced {
-            line.key("synced");
-            line.0
-                .extend_from_slice(if synced { b"true" } else { b"false" });
-        }
-        line.text("run", self.run.as_deref());
-        line.text("class", self.class.map(Class::as_str));
-        line.text("version", self.version.as_deref());
-        line.text("id", self.id.as_deref());
-        line.number("bytes_in", self.bytes_in);
-        line.number("bytes_out", self.bytes_out);
-        line.text("hash", self.hash.as_deref());
-        line.number("micros", self.micros);
-        if let Some(memory) = &self.memory {
-            line.key("memory");
-            line.list(memory, |out, record| {
-                out.0.extend_from_slice(b"{\"path\":");
-                escape_into(out.0, &record.path);
-                out.number("bytes", Some(record.bytes));
-                out.text("hash", Some(&record.hash));
-                out.0.push(b'}');
-            });
-        }
-        if let Some(entries) = &self.entries {
-            line.key("entries");
-            line.list(entries, |out, (kind, field, n)| {
-                out.0.push(b'[');
-                escape_into(out.0, kind.as_str());
-                out.0.push(b',');
-                escape_into(out.0, field);
-                out.0.push(b',');
-                out.int(*n);
-                out.0.push(b']');
-            });
-        }
-        if let Some(shared) = &self.shared {
-            line.key("shared");
-            line.list(shared, |out, key| escape_into(out.0, key));
-        }
-        line.text("key", self.key.as_deref());
-        if let Some(error) = &self.error {
-            line.key("error");
-            line.0.extend_from_slice(b"{\"file\":");
-            escape_into(line.0, &error.file);
-            line.key("pointer");
-            match &error.pointer {
-                Some(pointer) => escape_into(line.0, pointer),
-                None => line.0.extend_from_slice(b"null"),
-            }
-            line.number("line", Some(error.line));
-            line.number("column", Some(error.column));
-            line.text("kind", Some(&error.kind));
-            line.text("message", Some(&error.message));
-            line.0.push(b'}');
-        }
-        if let Some(inputs) = &self.inputs {
-            line.key("inputs");
-            serde_json::to_writer(&mut *line.0, inputs).expect("stamps are JSON");
-        }
-        line.number("read_at", self.read_at);
-        if let Some(outputs) = &self.outputs {
-            line.key("outputs");
-            serde_json::to_writer(&mut *line.0, outputs).expect("stamps are JSON");
-        }
-        line.0.extend_from_slice(b"}\n");
-    }
-}
-
-/// The fields after the first of a journal line's object, as serde_json's compact layout writes
-/// them.
-struct Fields<'a>(&'a mut Vec<u8>);
-
-impl Fields<'_> {
-    fn key(&mut self, key: &str) {
-        self.0.extend_from_slice(b",\"");
-        self.0.extend_from_slice(key.as_bytes());
-        self.0.extend_from_slice(b"\":");
-    }
-
-    fn text(&mut self, key: &str, value: Option<&str>) {
-        if let Some(value) = value {
-            self.key(key);
-            escape_into(self.0, value);
-        }
-    }
-
-    fn number(&mut self, key: &str, value: Option<impl itoa::Integer>) {
-        if let Some(value) = value {
-            self.key(key);
-            self.int(value);
-        }
-    }
-
-    fn int(&mut self, value: impl itoa::Integer) {
-        self.0
-            .extend_from_slice(itoa::Buffer::new().format(value).as_bytes());
-    }
-
-    fn list<T>(&mut self, items: &[T], mut write: impl FnMut(&mut Fields<'_>, &T)) {
-        self.0.push(b'[');
-        for (i, item) in items.iter().enumerate() {
-            if i > 0 {
-                self.0.push(b',');
-            }
-            write(&mut Fields(&mut *self.0), item);
-        }
-        self.0.push(b']');
+        serde_json::to_writer(&mut *out, self).expect("journal lines are JSON");
+        out.push(b'\n');
     }
 }
 
@@ -976,15 +853,6 @@ mod tests {
                 }),
             0..3,
         )
-    }
-
-    proptest! {
-        #[test]
-        fn a_line_is_written_as_serde_json_writes_it(line in line()) {
-            let mut expected = serde_json::to_string(&line).unwrap();
-            expected.push('\n');
-            prop_assert_eq!(line.to_jsonl(), expected);
-        }
     }
 
     proptest! {
