@@ -1,45 +1,8 @@
-//! Escaping JSON strings faster than serde_json does, with the same bytes.
-//!
-//! serde_json escapes a string one byte at a time, and most of the bytes a migration writes are
-//! in long strings (step outputs, stringified values). [`escape_into`] looks at sixteen bytes
-//! at a time (with SSE2 on x86-64, in 64-bit words elsewhere) and copies the runs between
-//! escapes whole; [`json`](crate::json)'s writer uses it for every string it writes.
-
-/// Appends `text` to `out` as a JSON string, quotes included, as serde_json writes it: `"` and
-/// `\` escaped with a backslash, the control characters `\b \t \n \f \r` by name and the other
-/// ones below U+0020 as `\u00xx`, everything else (DEL and non-ASCII included) as it is.
-pub fn escape_into(out: &mut Vec<u8>, text: &str) {
-    let bytes = text.as_bytes();
-    out.reserve(bytes.len() + 2);
-    out.push(b'"');
-    let mut plain = 0;
-    let mut base = 0;
-    while base < bytes.len() {
-        let block: [u8; BLOCK] = if let Some(block) = bytes.get(base..base + BLOCK) {
-            block.try_into().expect("a block")
-        } else {
-            // The last few bytes, padded with spaces, which need no escape.
-            let mut tail = [b' '; BLOCK];
-            tail[..bytes.len() - base].copy_from_slice(&bytes[base..]);
-            tail
-        };
-        let mut mask = escapes(&block);
-        while mask != 0 {
-            let at = base + mask.trailing_zeros() as usize;
-            mask &= mask - 1;
-            copy_run(out, bytes, plain, at);
-            push_escape(out, bytes[at]);
-            plain = at + 1;
-        }
-        base += BLOCK;
-    }
-    out.extend_from_slice(&bytes[plain..]);
-    out.push(b'"');
-}
+//! Where the plain text of a JSON string ends, found sixteen bytes at a time (with SSE2 on
+//! x86-64, in 64-bit words elsewhere): the journal's reader finds each string's end with it.
 
 /// How many bytes at the start of `bytes` need no escape: the length of the plain text before
-/// the first `"`, `\` or control byte (all of `bytes` when it has none). A reader of JSON that
-/// [`escape_into`] wrote finds a string's end with it, sixteen bytes at a time.
+/// the first `"`, `\` or control byte (all of `bytes` when it has none).
 pub fn plain_len(bytes: &[u8]) -> usize {
     let mut base = 0;
     while let Some(block) = bytes.get(base..base + BLOCK) {
@@ -57,51 +20,6 @@ pub fn plain_len(bytes: &[u8]) -> usize {
     } else {
         base + mask.trailing_zeros() as usize
     }
-}
-
-/// Appends `bytes[from..to]`. A run of a block or less (between two escapes, in text that has
-/// many) is copied as the whole block from `from` and cut back, a fixed-size copy the compiler
-/// makes a few moves instead of a `memcpy` call.
-#[inline]
-fn copy_run(out: &mut Vec<u8>, bytes: &[u8], from: usize, to: usize) {
-    if to - from <= BLOCK {
-        if let Some(block) = bytes.get(from..from + BLOCK) {
-            let block: &[u8; BLOCK] = block.try_into().expect("a block");
-            let len = out.len();
-            out.extend_from_slice(block);
-            out.truncate(len + (to - from));
-            return;
-        }
-    }
-    out.extend_from_slice(&bytes[from..to]);
-}
-
-/// Appends the escape of `byte`, one of the bytes [`escapes`] finds.
-#[inline]
-fn push_escape(out: &mut Vec<u8>, byte: u8) {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    let short: &[u8] = match byte {
-        b'"' => b"\\\"",
-        b'\\' => b"\\\\",
-        0x08 => b"\\b",
-        0x09 => b"\\t",
-        0x0a => b"\\n",
-        0x0c => b"\\f",
-        0x0d => b"\\r",
-        _ => {
-            let code = [
-                b'\\',
-                b'u',
-                b'0',
-                b'0',
-                HEX[usize::from(byte >> 4)],
-                HEX[usize::from(byte & 0xf)],
-            ];
-            out.extend_from_slice(&code);
-            return;
-        }
-    };
-    out.extend_from_slice(short);
 }
 
 /// How many bytes [`escapes`] looks at at once.
@@ -169,28 +87,6 @@ fn word_escapes(block: &[u8; BLOCK]) -> u32 {
 mod tests {
     use super::*;
 
-    /// Holds the escape of `text` to serde_json's; `case` names it in a failure.
-    fn escapes_as_serde_json(text: &str, case: &str) {
-        let mut ours = Vec::new();
-        escape_into(&mut ours, text);
-        assert_eq!(
-            String::from_utf8(ours).unwrap(),
-            serde_json::to_string(text).unwrap(),
-            "{case}"
-        );
-    }
-
-    #[test]
-    fn every_byte_is_escaped_as_serde_json_escapes_it() {
-        for byte in 0..=0x7fu8 {
-            let text: String = std::iter::repeat_n(char::from(byte), 3)
-                .chain("abcdefghijklmnopqrstuvwxyz".chars())
-                .chain([char::from(byte)])
-                .collect();
-            escapes_as_serde_json(&text, &format!("byte {byte:#x}"));
-        }
-    }
-
     #[test]
     fn a_blocks_escapes_are_exactly_its_bytes_that_need_one() {
         let needs = |b: u8| b < 0x20 || b == b'"' || b == b'\\';
@@ -232,19 +128,6 @@ mod tests {
                     let expected = bytes.iter().position(|&b| needs(b)).unwrap_or(len);
                     assert_eq!(plain_len(&bytes), expected, "{byte:#x} at {at} of {len}");
                 }
-            }
-        }
-    }
-
-    #[test]
-    fn runs_of_every_length_between_escapes_are_copied_whole() {
-        // Runs shorter than, as long as and longer than a block, ending anywhere near the end.
-        for gap in 0..=2 * BLOCK + 1 {
-            for len in 0..=3 * BLOCK {
-                let text: String = (0..len)
-                    .map(|i| if i % (gap + 1) == gap { '"' } else { 'x' })
-                    .collect();
-                escapes_as_serde_json(&text, &format!("gap {gap}, length {len}"));
             }
         }
     }

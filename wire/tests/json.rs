@@ -1,8 +1,10 @@
 //! `json::Format` against serde_json's own formatters, byte for byte, in each layout (pretty with
-//! two and four spaces, and one line with Python's separators): on any JSON value (strings of any characters
-//! and lengths, numbers kept as arbitrary-precision text, nested arrays and objects) and on
-//! typed values that use every kind of serde shape (options, newtype, tuple and struct variants,
-//! raw JSON text, `Display` strings, integer map keys). `Compare` accepts exactly those bytes.
+//! two and four spaces, and one line with Python's separators): on any JSON value (strings of
+//! any characters and lengths, numbers kept as arbitrary-precision text, nested arrays and
+//! objects) and on typed values that use every kind of serde shape (options, newtype, tuple and
+//! struct variants, raw JSON text, `Display` strings, integer map keys); `json::matches` accepts
+//! exactly those bytes. And the vendored serde_json's escaping (sixteen bytes at a time, see
+//! vendor/README.md) against an escaper written one character at a time from RFC 8259.
 
 use std::collections::BTreeMap;
 
@@ -12,7 +14,37 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 
 use planrun_wire::json::{self, Layout, Numbers};
-use planrun_wire::text;
+
+/// A JSON string as serde_json writes it, escaped one character at a time (RFC 8259, section
+/// 7): `"` and `\` with a backslash, the control characters `\b \t \n \f \r` by name and the
+/// other ones below U+0020 as `\u00xx`, everything else (DEL and non-ASCII included) as it is.
+fn reference_escape(text: &str) -> String {
+    let mut out = String::from('"');
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\u{8}' => out.push_str("\\b"),
+            '\t' => out.push_str("\\t"),
+            '\n' => out.push_str("\\n"),
+            '\u{c}' => out.push_str("\\f"),
+            '\r' => out.push_str("\\r"),
+            c if u32::from(c) < 0x20 => out.push_str(&format!("\\u{:04x}", u32::from(c))),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// Holds serde_json's escape of `text` to the reference's; `case` names it in a failure.
+fn escapes_as_reference(text: &str, case: &str) {
+    assert_eq!(
+        serde_json::to_string(text).unwrap(),
+        reference_escape(text),
+        "{case}"
+    );
+}
 
 /// serde_json's text of `value` with `formatter`.
 fn serde_json_text<T: Serialize, F: serde_json::ser::Formatter>(value: &T, formatter: F) -> String {
@@ -192,10 +224,8 @@ proptest! {
     }
 
     #[test]
-    fn any_string_is_escaped_as_serde_json_escapes_it(text in any_text()) {
-        let mut ours = Vec::new();
-        text::escape_into(&mut ours, &text);
-        prop_assert_eq!(String::from_utf8(ours).unwrap(), serde_json::to_string(&text).unwrap());
+    fn any_string_is_escaped_as_the_reference_escapes_it(text in any_text()) {
+        prop_assert_eq!(serde_json::to_string(&text).unwrap(), reference_escape(&text));
     }
 
     #[test]
@@ -238,6 +268,30 @@ proptest! {
             numbered: BTreeMap::from([(7, texts[3].clone()), (11, texts[4].clone())]),
         };
         same_bytes(&typed);
+    }
+}
+
+#[test]
+fn every_byte_is_escaped_as_the_reference_escapes_it() {
+    for byte in 0..=0x7fu8 {
+        let text: String = std::iter::repeat_n(char::from(byte), 3)
+            .chain("abcdefghijklmnopqrstuvwxyz".chars())
+            .chain([char::from(byte)])
+            .collect();
+        escapes_as_reference(&text, &format!("byte {byte:#x}"));
+    }
+}
+
+#[test]
+fn runs_of_every_length_between_escapes_are_escaped_as_the_reference_escapes_them() {
+    // Runs shorter than, as long as and longer than sixteen bytes, ending anywhere near the end.
+    for gap in 0..=33 {
+        for len in 0..=48 {
+            let text: String = (0..len)
+                .map(|i| if i % (gap + 1) == gap { '"' } else { 'x' })
+                .collect();
+            escapes_as_reference(&text, &format!("gap {gap}, length {len}"));
+        }
     }
 }
 
