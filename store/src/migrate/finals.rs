@@ -33,8 +33,9 @@ pub(super) struct FinalLines<'a> {
     pub(super) places: Vec<u32>,
     /// How many lines were read.
     pub(super) lines: u64,
-    /// Each run's place by its name's hash, to find the run of each line.
-    by_name: ByName,
+    /// Each run's place by its name's hash, to find the run of each line: made when the first
+    /// line is read, so that a `FinalLines` that reads none costs no pass over the names.
+    by_name: Option<ByName>,
 }
 
 impl<'a> FinalLines<'a> {
@@ -82,22 +83,17 @@ impl<'a> FinalLines<'a> {
             strays: std::collections::BTreeMap::new(),
             places: Vec::new(),
             lines: 0,
-            by_name: ByName::of(runs),
+            by_name: None,
         }
     }
 
     /// Takes in the journal's line `index`, read after every line before it.
     pub(super) fn absorb(&mut self, line: LineTag, index: u64) {
-        let runs = self.runs;
         if line.event == Event::Session {
             self.stamps_trusted &= line.synced != Some(false);
         }
         if line.event == Event::Started {
-            if let Some(at) = line
-                .run
-                .as_deref()
-                .and_then(|run| self.by_name.find(runs, run))
-            {
+            if let Some(at) = line.run.as_deref().and_then(|run| self.locate(run)) {
                 self.in_flight[at] = true;
             }
             return;
@@ -105,10 +101,7 @@ impl<'a> FinalLines<'a> {
         if !line.is_final() {
             return;
         }
-        let at = line
-            .run
-            .as_deref()
-            .and_then(|run| self.by_name.find(runs, run));
+        let at = line.run.as_deref().and_then(|run| self.locate(run));
         if let Some(at) = at {
             self.in_flight[at] = false;
         }
@@ -121,6 +114,14 @@ impl<'a> FinalLines<'a> {
         }
         let place = at.and_then(|at| u32::try_from(at).ok());
         self.places.push(place.unwrap_or(Self::ELSEWHERE));
+    }
+
+    /// The place of `run` in the listing.
+    fn locate(&mut self, run: &str) -> Option<usize> {
+        let runs = self.runs;
+        self.by_name
+            .get_or_insert_with(|| ByName::of(runs))
+            .find(runs, run)
     }
 
     /// The first run (by name) the journal settles that is not in `runs` and whose outputs a
