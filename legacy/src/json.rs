@@ -10,13 +10,12 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Number, Value};
 
 use planrun_wire::json::{self as wire_json, Layout, Numbers};
+use planrun_wire::protocol::number_key;
 
 use crate::error::{ErrorKind, ParseError};
 use crate::node::Node;
 
 const DUPLICATE_KEY: &str = "duplicate key ";
-/// The key serde_json uses to hand an exact number through `deserialize_any` (arbitrary_precision).
-pub(crate) const NUMBER_TOKEN: &str = "$serde_json::private::Number";
 
 /// Parses bytes into a JSON tree, rejecting duplicate keys, and reports errors with position.
 pub fn parse_value(src: &[u8]) -> Result<Value, ParseError> {
@@ -365,7 +364,7 @@ impl<'de> Visitor<'de> for StrictVisitor {
     fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<Value, A::Error> {
         let mut map = Map::new();
         while let Some(key) = access.next_key::<String>()? {
-            if map.is_empty() && key == NUMBER_TOKEN {
+            if map.is_empty() && key == number_key() {
                 let text: String = access.next_value()?;
                 return Number::from_str(&text)
                     .map(Value::Number)

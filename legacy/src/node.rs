@@ -18,7 +18,7 @@ use serde::de::{
 use serde::{Deserialize, Deserializer};
 use serde_json::{Error, Map, Number, Value};
 
-use crate::json::NUMBER_TOKEN;
+use planrun_wire::protocol::number_key;
 
 /// A JSON value whose strings and keys borrow from the parsed text where they can.
 #[derive(Debug, Clone, PartialEq)]
@@ -264,7 +264,7 @@ impl<'de> Visitor<'de> for NodeVisitor {
         let mut entries: Vec<(Cow<'de, str>, Node<'de>)> = Vec::with_capacity(8);
         let mut seen: Option<HashSet<String>> = None;
         while let Some(Key(key)) = access.next_key()? {
-            if entries.is_empty() && key == NUMBER_TOKEN {
+            if entries.is_empty() && key == number_key() {
                 let text: String = access.next_value()?;
                 return Number::from_str(&text)
                     .map(Node::Number)

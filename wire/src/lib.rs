@@ -4,6 +4,7 @@
 //! * [`strict`]: reading only the plain JSON shapes the published schemas describe, with the
 //!   [`serde_object!`], [`serde_tagged!`] and [`serde_unit!`] macros;
 //! * [`number`]: the exact whole value of a JSON number literal, in any notation;
+//! * [`protocol`]: the names serde_json's readers hand exact numbers and raw text out by;
 //! * [`secret`]: secrets and credential-bearing URLs, only ever written masked, and one rule for
 //!   what a URL's masking hides;
 //! * [`schema`]: publishing JSON Schemas with the same header and descriptions;
@@ -17,6 +18,7 @@ pub mod hash;
 pub mod join;
 pub mod json;
 pub mod number;
+pub mod protocol;
 pub mod schema;
 pub mod secret;
 pub mod strict;

@@ -20,6 +20,8 @@ use serde::{forward_to_deserialize_any, Deserialize};
 use serde_json::de::StrRead;
 use serde_json::Value;
 
+use crate::protocol::raw_value_name;
+
 /// A deserializer that reads structs (and anything else) only from JSON objects.
 pub struct MapOnly<D>(pub D);
 
@@ -52,7 +54,7 @@ pub fn tagged<'de, D, T>(
 where
     D: Deserializer<'de>,
 {
-    let text = deserializer.deserialize_newtype_struct(RAW_VALUE_TOKEN, ObjectText)?;
+    let text = deserializer.deserialize_newtype_struct(raw_value_name(), ObjectText)?;
     if !string_tag_first(&text, tag) {
         let mut reader = serde_json::Deserializer::from_str(&text);
         MapOnly(&mut reader)
@@ -86,10 +88,6 @@ fn string_tag_first(text: &str, tag: &str) -> bool {
     rest.trim_start().starts_with('"')
 }
 
-/// The newtype name by which serde_json's readers (text and `Value`) hand out a value's raw text,
-/// as `serde_json::value::RawValue` asks for it; other deserializers treat it as a plain newtype.
-const RAW_VALUE_TOKEN: &str = "$serde_json::private::RawValue";
-
 /// The JSON text of the next value: its raw text where the deserializer offers it, else the
 /// object, buffered and written out.
 struct ObjectText;
@@ -109,7 +107,7 @@ impl<'de> Visitor<'de> for ObjectText {
         let Some(first) = map.next_key::<String>()? else {
             return Ok("{}".to_owned());
         };
-        if first == RAW_VALUE_TOKEN {
+        if first == raw_value_name() {
             return map.next_value::<String>();
         }
         let mut object = serde_json::Map::new();

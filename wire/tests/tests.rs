@@ -2,4 +2,5 @@
 //! file): a module per area, whose documentation says which law or behaviour it pins.
 
 mod json;
+mod protocol;
 mod string_scan;
