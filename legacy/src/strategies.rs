@@ -511,158 +511,193 @@ pub fn plan_run_inputs() -> impl Strategy<Value = IndexMap<String, LocalDataValu
 /// A run as the SDK of `version` writes it.
 pub fn run(version: Version) -> BoxedStrategy<LegacyRun> {
     match version {
-        W1 => (
-            head(W1),
-            ec_end_user(),
-            string_map(),
-            extension(),
-            extension(),
-        )
-            .prop_flat_map(|(h, end_user_id, additional_data, planner, agent)| {
-                let ec = ExecutionContextW1 {
-                    end_user_id,
-                    additional_data,
-                    planner_system_context_extension: planner,
-                    agent_system_context_extension: agent,
-                };
-                outputs(W1, h.id, local()).prop_map(move |outputs| {
-                    LegacyRun::W1(RunW1 {
-                        id: Some(h.id),
-                        plan_id: h.plan_id,
-                        current_step_index: h.current_step_index,
-                        state: h.state,
-                        execution_context: ec.clone(),
-                        outputs,
-                    })
+        W1 => run_w1(),
+        R0 | R1 => run_r0_r1(version),
+        R2 => run_r2(),
+        R3 => run_r3(),
+        R4 => run_r4(),
+        R5 => run_r5(),
+        R6 => run_r6(),
+    }
+}
+
+/// A run as the SDK of W1 writes it.
+fn run_w1() -> BoxedStrategy<LegacyRun> {
+    (
+        head(W1),
+        ec_end_user(),
+        string_map(),
+        extension(),
+        extension(),
+    )
+        .prop_flat_map(|(h, end_user_id, additional_data, planner, agent)| {
+            let ec = ExecutionContextW1 {
+                end_user_id,
+                additional_data,
+                planner_system_context_extension: planner,
+                agent_system_context_extension: agent,
+            };
+            outputs(W1, h.id, local()).prop_map(move |outputs| {
+                LegacyRun::W1(RunW1 {
+                    id: Some(h.id),
+                    plan_id: h.plan_id,
+                    current_step_index: h.current_step_index,
+                    state: h.state,
+                    execution_context: ec.clone(),
+                    outputs,
                 })
             })
-            .boxed(),
-        R0 | R1 => (
-            head(version),
-            ec_end_user(),
-            string_map(),
-            extension(),
-            extension(),
-        )
-            .prop_flat_map(
-                move |(h, end_user_id, additional_data, planning, execution)| {
-                    let ec = ExecutionContextR0 {
-                        end_user_id,
-                        additional_data,
-                        planning_agent_system_context_extension: planning,
-                        execution_agent_system_context_extension: execution,
-                    };
-                    outputs(version, h.id, local()).prop_map(move |outputs| {
-                        let run = RunR1 {
-                            id: Some(h.id),
-                            plan_id: h.plan_id,
-                            current_step_index: h.current_step_index,
-                            state: h.state,
-                            execution_context: ec.clone(),
-                            outputs,
-                        };
-                        if version == R0 {
-                            LegacyRun::R0(run)
-                        } else {
-                            LegacyRun::R1(run)
-                        }
-                    })
-                },
-            )
-            .boxed(),
-        R2 => (
-            head(R2),
-            ec_end_user(),
-            string_map(),
-            extension(),
-            extension(),
-        )
-            .prop_flat_map(|(h, end_user_id, additional_data, planning, execution)| {
+        })
+        .boxed()
+}
+
+/// A run as the SDK of R0 or R1 writes it.
+fn run_r0_r1(version: Version) -> BoxedStrategy<LegacyRun> {
+    (
+        head(version),
+        ec_end_user(),
+        string_map(),
+        extension(),
+        extension(),
+    )
+        .prop_flat_map(
+            move |(h, end_user_id, additional_data, planning, execution)| {
                 let ec = ExecutionContextR0 {
                     end_user_id,
                     additional_data,
                     planning_agent_system_context_extension: planning,
                     execution_agent_system_context_extension: execution,
                 };
-                outputs(R2, h.id, output(h.id)).prop_map(move |outputs| {
-                    LegacyRun::R2(RunR2 {
+                outputs(version, h.id, local()).prop_map(move |outputs| {
+                    let run = RunR1 {
                         id: Some(h.id),
                         plan_id: h.plan_id,
                         current_step_index: h.current_step_index,
                         state: h.state,
                         execution_context: ec.clone(),
                         outputs,
-                    })
+                    };
+                    if version == R0 {
+                        LegacyRun::R0(run)
+                    } else {
+                        LegacyRun::R1(run)
+                    }
+                })
+            },
+        )
+        .boxed()
+}
+
+/// A run as the SDK of R2 writes it.
+fn run_r2() -> BoxedStrategy<LegacyRun> {
+    (
+        head(R2),
+        ec_end_user(),
+        string_map(),
+        extension(),
+        extension(),
+    )
+        .prop_flat_map(|(h, end_user_id, additional_data, planning, execution)| {
+            let ec = ExecutionContextR0 {
+                end_user_id,
+                additional_data,
+                planning_agent_system_context_extension: planning,
+                execution_agent_system_context_extension: execution,
+            };
+            outputs(R2, h.id, output(h.id)).prop_map(move |outputs| {
+                LegacyRun::R2(RunR2 {
+                    id: Some(h.id),
+                    plan_id: h.plan_id,
+                    current_step_index: h.current_step_index,
+                    state: h.state,
+                    execution_context: ec.clone(),
+                    outputs,
                 })
             })
-            .boxed(),
-        R3 => (head(R3), ec_end_user(), string_map())
-            .prop_flat_map(|(h, end_user_id, additional_data)| {
-                let ec = ExecutionContextR3 {
-                    end_user_id,
-                    additional_data,
-                };
-                outputs(R3, h.id, output(h.id)).prop_map(move |outputs| {
-                    LegacyRun::R3(RunR3 {
-                        id: Some(h.id),
-                        plan_id: h.plan_id,
-                        current_step_index: h.current_step_index,
-                        state: h.state,
-                        execution_context: ec.clone(),
-                        outputs,
-                    })
+        })
+        .boxed()
+}
+
+/// A run as the SDK of R3 writes it.
+fn run_r3() -> BoxedStrategy<LegacyRun> {
+    (head(R3), ec_end_user(), string_map())
+        .prop_flat_map(|(h, end_user_id, additional_data)| {
+            let ec = ExecutionContextR3 {
+                end_user_id,
+                additional_data,
+            };
+            outputs(R3, h.id, output(h.id)).prop_map(move |outputs| {
+                LegacyRun::R3(RunR3 {
+                    id: Some(h.id),
+                    plan_id: h.plan_id,
+                    current_step_index: h.current_step_index,
+                    state: h.state,
+                    execution_context: ec.clone(),
+                    outputs,
                 })
             })
-            .boxed(),
-        R4 => (head(R4), string_map(), end_user_id())
-            .prop_flat_map(|(h, additional_data, end_user_id)| {
-                let ec = ExecutionContextR4 { additional_data };
-                outputs(R4, h.id, output(h.id)).prop_map(move |outputs| {
-                    LegacyRun::R4(RunR4 {
-                        id: Some(h.id),
-                        plan_id: h.plan_id,
-                        current_step_index: h.current_step_index,
-                        state: h.state,
-                        execution_context: ec.clone(),
-                        end_user_id: end_user_id.clone(),
-                        outputs,
-                    })
+        })
+        .boxed()
+}
+
+/// A run as the SDK of R4 writes it.
+fn run_r4() -> BoxedStrategy<LegacyRun> {
+    (head(R4), string_map(), end_user_id())
+        .prop_flat_map(|(h, additional_data, end_user_id)| {
+            let ec = ExecutionContextR4 { additional_data };
+            outputs(R4, h.id, output(h.id)).prop_map(move |outputs| {
+                LegacyRun::R4(RunR4 {
+                    id: Some(h.id),
+                    plan_id: h.plan_id,
+                    current_step_index: h.current_step_index,
+                    state: h.state,
+                    execution_context: ec.clone(),
+                    end_user_id: end_user_id.clone(),
+                    outputs,
                 })
             })
-            .boxed(),
-        R5 => (head(R5), string_map(), end_user_id(), plan_run_inputs())
-            .prop_flat_map(|(h, additional_data, end_user_id, inputs)| {
-                let ec = ExecutionContextR4 { additional_data };
-                outputs(R5, h.id, output(h.id)).prop_map(move |outputs| {
-                    LegacyRun::R5(RunR5 {
-                        id: Some(h.id),
-                        plan_id: h.plan_id,
-                        current_step_index: h.current_step_index,
-                        state: h.state,
-                        execution_context: ec.clone(),
-                        end_user_id: end_user_id.clone(),
-                        outputs,
-                        plan_run_inputs: inputs.clone(),
-                    })
+        })
+        .boxed()
+}
+
+/// A run as the SDK of R5 writes it.
+fn run_r5() -> BoxedStrategy<LegacyRun> {
+    (head(R5), string_map(), end_user_id(), plan_run_inputs())
+        .prop_flat_map(|(h, additional_data, end_user_id, inputs)| {
+            let ec = ExecutionContextR4 { additional_data };
+            outputs(R5, h.id, output(h.id)).prop_map(move |outputs| {
+                LegacyRun::R5(RunR5 {
+                    id: Some(h.id),
+                    plan_id: h.plan_id,
+                    current_step_index: h.current_step_index,
+                    state: h.state,
+                    execution_context: ec.clone(),
+                    end_user_id: end_user_id.clone(),
+                    outputs,
+                    plan_run_inputs: inputs.clone(),
                 })
             })
-            .boxed(),
-        R6 => (head(R6), end_user_id(), plan_run_inputs())
-            .prop_flat_map(|(h, end_user_id, inputs)| {
-                outputs(R6, h.id, output(h.id)).prop_map(move |outputs| {
-                    LegacyRun::R6(RunR6 {
-                        id: Some(h.id),
-                        plan_id: h.plan_id,
-                        current_step_index: h.current_step_index,
-                        state: h.state,
-                        end_user_id: end_user_id.clone(),
-                        outputs,
-                        plan_run_inputs: inputs.clone(),
-                    })
+        })
+        .boxed()
+}
+
+/// A run as the SDK of R6 writes it.
+fn run_r6() -> BoxedStrategy<LegacyRun> {
+    (head(R6), end_user_id(), plan_run_inputs())
+        .prop_flat_map(|(h, end_user_id, inputs)| {
+            outputs(R6, h.id, output(h.id)).prop_map(move |outputs| {
+                LegacyRun::R6(RunR6 {
+                    id: Some(h.id),
+                    plan_id: h.plan_id,
+                    current_step_index: h.current_step_index,
+                    state: h.state,
+                    end_user_id: end_user_id.clone(),
+                    outputs,
+                    plan_run_inputs: inputs.clone(),
                 })
             })
-            .boxed(),
-    }
+        })
+        .boxed()
 }
 
 // ---------------------------------------------------------------------------------------------
