@@ -11,6 +11,10 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use planrun_wire::join;
+
+use crate::renames::{Op, Row};
+
 /// What happened to one datum.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -95,6 +99,23 @@ impl LossReport {
             note: note.into(),
             value,
         });
+    }
+
+    /// Records the entry a mapping row of the rename table describes, at the row's own paths
+    /// (each with `under` appended: a key's escaped pointer, or nothing), so an entry cannot
+    /// drift from the row it cites. `note` is the row's note, bare or as the chain cites it.
+    pub(crate) fn push_mapping(
+        &mut self,
+        kind: EntryKind,
+        row: &'static Row,
+        under: &str,
+        note: &'static str,
+    ) {
+        let Op::Mapping { from, to } = row.op else {
+            unreachable!("{} is not a mapping row", row.id)
+        };
+        let at = |path: &str| Some(join!(path, under));
+        self.push(kind, at(from), at(to), note, None);
     }
 
     /// Whether anything was dropped for good.

@@ -249,13 +249,10 @@ fn convert(
     let mut residue = at.residue;
     let run = at.run;
     if src.run.step_key == StepKey::Id {
-        let r = &renames::V2_CURRENT_STEP_ID;
-        report.push(
+        cite(
+            &mut report,
             EntryKind::Renamed,
-            Some("/run/current_step_id".into()),
-            Some("/current_step_index".into()),
-            r.note,
-            None,
+            &renames::V2_CURRENT_STEP_ID,
         );
     }
 
@@ -297,13 +294,7 @@ fn convert(
     let step_output_values =
         step_output_values(run.outputs.step_outputs, legacy_plan, &plan, &mut report);
     let final_output = run.outputs.final_output.map(|o| {
-        report.push(
-            EntryKind::Moved,
-            Some("/run/outputs/final_output".into()),
-            Some("/final_output".into()),
-            renames::V2_FINAL_OUTPUT.note,
-            None,
-        );
+        cite(&mut report, EntryKind::Moved, &renames::V2_FINAL_OUTPUT);
         output(o)
     });
     let run_id = run_id(src, run.id.as_ref(), &mut report);
@@ -315,13 +306,7 @@ fn convert(
         .map(|(i, c)| clarification(i, c, &mut report))
         .collect::<Result<Vec<_>, _>>()?;
     if !clarifications.is_empty() {
-        report.push(
-            EntryKind::Moved,
-            Some("/run/outputs/clarifications".into()),
-            Some("/clarifications".into()),
-            renames::V2_CLARIFICATIONS.note,
-            None,
-        );
+        cite(&mut report, EntryKind::Moved, &renames::V2_CLARIFICATIONS);
     }
     let plan_run_inputs = plan_run_inputs(run.plan_run_inputs, &mut report);
     let v2 = PlanRunV2 {
@@ -441,14 +426,9 @@ fn plan_run_inputs(
     inputs
         .into_iter()
         .map(|(name, value)| {
-            let pointer = escape_pointer_token(&name);
-            report.push(
-                EntryKind::Moved,
-                Some(join!("/run/plan_run_inputs/", pointer)),
-                Some(join!("/plan_run_inputs/", pointer)),
-                renames::V2_PLAN_RUN_INPUTS.note,
-                None,
-            );
+            let row = &renames::V2_PLAN_RUN_INPUTS;
+            let under = join!("/", escape_pointer_token(&name));
+            report.push_mapping(EntryKind::Moved, row, &under, row.note);
             (
                 name,
                 planrun_v2::LocalDataValue {
@@ -778,6 +758,11 @@ fn normalization_entries(
         }
     }
     report
+}
+
+/// Reports what a mapping row of the rename table says of the run, at the row's own paths.
+fn cite(report: &mut LossReport, kind: EntryKind, row: &'static renames::Row) {
+    report.push_mapping(kind, row, "", row.note);
 }
 
 #[cfg(test)]

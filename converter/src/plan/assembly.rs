@@ -30,6 +30,12 @@ impl PlanEntries {
             .push(EntryKind::Moved, Some(key.clone()), Some(to), note, None);
         self.residue.insert(key, value);
     }
+
+    /// Reports what a mapping row of the rename table says of the plan, citing the row.
+    fn cite(&mut self, kind: EntryKind, row: &'static renames::Row) {
+        self.report
+            .push_mapping(kind, row, "", crate::chain::note(row));
+    }
 }
 
 /// The conversion of `plan` whose steps are `steps` (1:1 with the legacy steps).
@@ -39,28 +45,10 @@ pub(super) fn assemble(plan: &Plan, steps: Vec<Converted>) -> PlanConversion {
         residue: IndexMap::new(),
     };
     let id = plan_id(plan, &mut e);
-    e.report.push(
-        EntryKind::Renamed,
-        Some("/plan/plan_context/query".into()),
-        Some("/plan/label".into()),
-        row_note(&renames::PLAN_QUERY),
-        None,
-    );
-    e.report.push(
-        EntryKind::Renamed,
-        Some("/plan/plan_context/tool_ids".into()),
-        Some("/plan/tool_ids".into()),
-        row_note(&renames::PLAN_TOOL_IDS),
-        None,
-    );
+    e.cite(EntryKind::Renamed, &renames::PLAN_QUERY);
+    e.cite(EntryKind::Renamed, &renames::PLAN_TOOL_IDS);
     let plan_inputs = plan_inputs(plan, &mut e);
-    e.report.push(
-        EntryKind::Derived,
-        Some("/plan/steps".into()),
-        Some("/plan/steps".into()),
-        row_note(&renames::PLAN_STEPS),
-        None,
-    );
+    e.cite(EntryKind::Derived, &renames::PLAN_STEPS);
     for (i, (converted, source)) in steps.iter().zip(&plan.steps).enumerate() {
         match &converted.legacy_reason {
             None => report_builder_step(&mut e.report, i, &converted.step),
@@ -140,13 +128,7 @@ fn plan_inputs(plan: &Plan, e: &mut PlanEntries) -> Vec<PlanInput> {
                 .collect()
         }
         (None, Some(v032)) => {
-            e.report.push(
-                EntryKind::Renamed,
-                Some("/plan/inputs".into()),
-                Some("/plan/plan_inputs".into()),
-                row_note(&renames::PLAN_INPUTS),
-                None,
-            );
+            e.cite(EntryKind::Renamed, &renames::PLAN_INPUTS);
             for j in 0..v032.len() {
                 e.report.push(
                     EntryKind::Defaulted,
@@ -234,10 +216,6 @@ fn report_legacy_step(
             "an unknown step key (Step is extra=\"allow\" from 0.1.7); V2 has no slot",
         );
     }
-}
-
-fn row_note(row: &'static renames::Row) -> &'static str {
-    crate::chain::note(row)
 }
 
 /// The entries of one recognised builder step, at `/plan/steps/<i>`.
