@@ -501,14 +501,9 @@ fn end_user(
         }
         None => {
             static NOTE: OnceLock<String> = OnceLock::new();
-            report.push(
-                EntryKind::Defaulted,
-                Some("/run/end_user_id".into()),
-                Some("/end_user".into()),
-                NOTE.get_or_init(|| format!("no end-user file: {}", renames::V2_END_USER_ID.note))
-                    .as_str(),
-                None,
-            );
+            let row = &renames::V2_END_USER_ID;
+            let note = NOTE.get_or_init(|| format!("no end-user file: {}", row.note));
+            report.push_mapping(EntryKind::Defaulted, row, "", note);
             planrun_v2::EndUser::bare(external_id)
         }
     };
@@ -517,20 +512,15 @@ fn end_user(
         .and_then(|ec| ec.get("additional_data"))
         .and_then(Value::as_object);
     for (key, value) in context_data.into_iter().flatten() {
-        let token = escape_pointer_token(key);
-        let from = Some(join!("/run/execution_context/additional_data/", token));
+        let under = join!("/", escape_pointer_token(key));
         if user.additional_data.contains_key(key) {
+            let from = Some(join!("/run/execution_context/additional_data", under));
             report.push(EntryKind::Moved, from, Some(join!("/legacy/entries/", escape_pointer_token("/run/execution_context"))), "the stored end user has its own value for this key; the context's stays in the residue", None);
         } else {
             user.additional_data
                 .insert(key.clone(), value.as_str().map(str::to_owned));
-            report.push(
-                EntryKind::Derived,
-                from,
-                Some(join!("/end_user/additional_data/", token)),
-                renames::V2_ADDITIONAL_DATA.note,
-                None,
-            );
+            let row = &renames::V2_ADDITIONAL_DATA;
+            report.push_mapping(EntryKind::Derived, row, &under, row.note);
         }
     }
     Ok(user)
