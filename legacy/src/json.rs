@@ -3,19 +3,18 @@
 
 use std::borrow::Cow;
 use std::fmt::Write as _;
-use std::str::FromStr;
 
-use serde::de::{self, DeserializeOwned, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Number, Value};
+use serde_json::Value;
 
 use planrun_wire::json::{self as wire_json, Layout, Numbers};
-use planrun_wire::protocol::number_key;
 
 use crate::error::{ErrorKind, ParseError};
-use crate::node::Node;
+use crate::node::{Node, StrictNode};
 
-const DUPLICATE_KEY: &str = "duplicate key ";
+/// How the strict reader's message for a repeated key begins (the key follows, quoted).
+pub(crate) const DUPLICATE_KEY: &str = "duplicate key ";
 
 /// Parses bytes into a JSON tree, rejecting duplicate keys, and reports errors with position.
 pub fn parse_value(src: &[u8]) -> Result<Value, ParseError> {
@@ -31,13 +30,13 @@ fn strict_value<'de, R: serde_json::de::Read<'de>>(
     src: &[u8],
     mut de: serde_json::Deserializer<R>,
 ) -> Result<Value, ParseError> {
-    let value = match StrictValue::deserialize(&mut de) {
-        Ok(StrictValue(value)) => value,
+    let value = match StrictNode::deserialize(&mut de) {
+        Ok(StrictNode(node)) => node.into_value(),
         Err(first) => {
             // Only a failed read pays for tracking the path: read again to locate the error.
             let mut de = serde_json::Deserializer::from_slice(src);
             return Err(
-                match serde_path_to_error::deserialize::<_, StrictValue>(&mut de) {
+                match serde_path_to_error::deserialize::<_, StrictNode>(&mut de) {
                     Err(err) => syntax_error(src, err.inner(), path_to_pointer(err.path())),
                     Ok(_) => syntax_error(src, &first, String::new()),
                 },
@@ -309,83 +308,6 @@ pub fn unescape_pointer_token(token: &str) -> Cow<'_, str> {
         return Cow::Borrowed(token);
     }
     Cow::Owned(token.replace("~1", "/").replace("~0", "~"))
-}
-
-/// A JSON value read with duplicate keys rejected and number text kept exactly.
-struct StrictValue(Value);
-
-impl<'de> Deserialize<'de> for StrictValue {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_any(StrictVisitor).map(StrictValue)
-    }
-}
-
-struct StrictVisitor;
-
-impl<'de> Visitor<'de> for StrictVisitor {
-    type Value = Value;
-
-    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str("any JSON value")
-    }
-    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
-        Ok(Value::Bool(v))
-    }
-    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
-        Ok(Value::Number(v.into()))
-    }
-    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
-        Ok(Value::Number(v.into()))
-    }
-    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Value, E> {
-        Number::from_f64(v)
-            .map(Value::Number)
-            .ok_or_else(|| E::custom("NaN and Infinity are not JSON numbers"))
-    }
-    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
-        Ok(Value::String(v.to_owned()))
-    }
-    fn visit_string<E>(self, v: String) -> Result<Value, E> {
-        Ok(Value::String(v))
-    }
-    fn visit_unit<E>(self) -> Result<Value, E> {
-        Ok(Value::Null)
-    }
-    fn visit_none<E>(self) -> Result<Value, E> {
-        Ok(Value::Null)
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
-        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1024));
-        while let Some(StrictValue(item)) = seq.next_element()? {
-            items.push(item);
-        }
-        Ok(Value::Array(items))
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<Value, A::Error> {
-        let mut map = Map::new();
-        while let Some(key) = access.next_key::<String>()? {
-            if map.is_empty() && key == number_key() {
-                let text: String = access.next_value()?;
-                return Number::from_str(&text)
-                    .map(Value::Number)
-                    .map_err(de::Error::custom);
-            }
-            // One lookup per key: the entry is claimed before its value is read.
-            match map.entry(key) {
-                serde_json::map::Entry::Occupied(taken) => {
-                    return Err(de::Error::custom(format_args!(
-                        "{DUPLICATE_KEY}{:?}",
-                        taken.key()
-                    )));
-                }
-                serde_json::map::Entry::Vacant(slot) => {
-                    let StrictValue(value) = access.next_value()?;
-                    slot.insert(value);
-                }
-            }
-        }
-        Ok(Value::Object(map))
-    }
 }
 
 /// pydantic's `model_dump_json(indent=4)`: serde_json's pretty layout with four spaces a level.

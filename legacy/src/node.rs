@@ -20,6 +20,8 @@ use serde_json::{Error, Map, Number, Value};
 
 use planrun_wire::protocol::number_key;
 
+use crate::json::DUPLICATE_KEY;
+
 /// A JSON value whose strings and keys borrow from the parsed text where they can.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Node<'a> {
@@ -179,9 +181,9 @@ impl<'a> Node<'a> {
     }
 }
 
-/// A [`Node`] read with the rules of [`crate::json::parse_value`]: no repeated key in an object,
-/// numbers kept as serde_json keeps them.
-struct StrictNode<'a>(Node<'a>);
+/// A [`Node`] read strictly: no repeated key in an object, numbers kept as serde_json keeps
+/// them (their exact text), and `NaN` refused. [`crate::json::parse_value`] reads through it too.
+pub(crate) struct StrictNode<'a>(pub(crate) Node<'a>);
 
 impl<'de> Deserialize<'de> for StrictNode<'de> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
@@ -280,7 +282,7 @@ impl<'de> Visitor<'de> for NodeVisitor {
                 }
             };
             if repeated {
-                return Err(de::Error::custom("duplicate key"));
+                return Err(de::Error::custom(format_args!("{DUPLICATE_KEY}{key:?}")));
             }
             let StrictNode(value) = access.next_value()?;
             entries.push((key, value));
@@ -699,12 +701,14 @@ mod tests {
     use serde_json::Value;
 
     use super::Node;
+    use crate::error::ErrorKind;
     use crate::json::parse_value;
 
     /// Reading `text` as `T` through a [`Node`] succeeds exactly when reading it through a
-    /// `Value` does, with the same value; `Node::parse` accepts exactly what `parse_value` does.
+    /// `Value` does, with the same value; `Node::parse` accepts exactly what serde_json's own
+    /// `Value` reader does on texts without a repeated key.
     fn same<T: DeserializeOwned + PartialEq + Debug>(text: &str) {
-        let by_value = parse_value(text.as_bytes()).ok();
+        let by_value = serde_json::from_str::<Value>(text).ok();
         let node = Node::parse(text);
         assert_eq!(node.is_some(), by_value.is_some(), "parse of {text}");
         let (Some(node), Some(value)) = (node, by_value) else {
@@ -770,7 +774,6 @@ mod tests {
         r#"{"a": null}"#,
         r#"{"a": 1, "b": [1, 2]}"#,
         r#"{"a": 1, "c": 2}"#,
-        r#"{"a": 1, "a": 2}"#,
         r#"{"k\u0065y": {"x": null}}"#,
         r#""Unit""#,
         r#"{"Unit": null}"#,
@@ -809,6 +812,16 @@ mod tests {
             same::<IndexMap<String, Option<Value>>>(text);
             same::<serde::de::IgnoredAny>(text);
         }
+    }
+
+    /// A repeated key is refused by the tree and by `parse_value`, which reads through it.
+    #[test]
+    fn a_repeated_key_is_refused() {
+        let text = r#"{"a": 1, "b": {"a": 2, "a": 3}}"#;
+        assert_eq!(Node::parse(text), None);
+        let err = parse_value(text.as_bytes()).unwrap_err();
+        assert_eq!(err.kind, ErrorKind::DuplicateKey, "{err}");
+        assert_eq!(err.pointer, "/b", "{err}");
     }
 
     /// What the SDK writes is read through the light tree itself, never left to the `Value`
