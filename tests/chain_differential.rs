@@ -13,8 +13,8 @@ use planrun_converter::chain::{reference, to_r6, AtR6, TYPED_ROWS};
 use planrun_converter::renames::TABLE;
 use planrun_converter::upgrade::{resolve_config, upgrade_at, PlanSource, Sources};
 use planrun_gen::{generate, GenOptions};
-use planrun_legacy::json::to_sdk_json;
 use planrun_legacy::{parse, LegacyDocument, LegacyRun, Parsed, Version};
+use planrun_wire::json::to_sdk_json;
 
 /// The chain's result as bytes: the R6 run as the SDK writes it, the residue and the report.
 fn wire(at: &AtR6) -> (String, String, String) {

@@ -15,9 +15,9 @@ mod corpus;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use planrun_legacy::json::parse_value;
 use planrun_legacy::{detect, DocKind, Version};
 use planrun_schemas::validate::{schema_for, validate};
+use planrun_wire::json::parse_value;
 use serde_json::{json, Value};
 
 /// A document with its detected schema.

@@ -720,7 +720,7 @@ fn a_history_store_holds_what_successive_releases_leave() {
         if file.version >= R2 {
             let again = planrun_legacy::sdk::plan_as_saved(&bytes, file.version).unwrap();
             assert_eq!(
-                planrun_legacy::json::to_sdk_json(&again).as_bytes(),
+                planrun_wire::json::to_sdk_json(&again).as_bytes(),
                 &bytes[..],
                 "{}",
                 file.path.display()

@@ -70,7 +70,7 @@ fn files(dir: &Path, prefix: &str) -> Vec<PathBuf> {
 fn save(path: &Path, edit: impl FnOnce(&mut Value)) {
     let mut tree: Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
     edit(&mut tree);
-    std::fs::write(path, planrun_legacy::json::to_sdk_json(&tree)).unwrap();
+    std::fs::write(path, planrun_wire::json::to_sdk_json(&tree)).unwrap();
 }
 
 /// One round of the changes a live store sees between passes, chosen by `seed`: runs saved
@@ -118,7 +118,7 @@ fn change(src: &Path, seed: u64) {
         }
         std::fs::write(
             src.join(format!("{new_id}.json")),
-            planrun_legacy::json::to_sdk_json(&tree),
+            planrun_wire::json::to_sdk_json(&tree),
         )
         .unwrap();
     }
@@ -321,7 +321,7 @@ fn a_store_rewritten_while_it_is_migrated_catches_up_after_the_writer_stops() {
                 let run = &runs[(n * 7919) % runs.len()];
                 let mut tree: Value = serde_json::from_slice(&std::fs::read(run).unwrap()).unwrap();
                 tree["state"] = Value::String(["FAILED", "COMPLETE"][n % 2].to_owned());
-                let text = planrun_legacy::json::to_sdk_json(&tree);
+                let text = planrun_wire::json::to_sdk_json(&tree);
                 let (first, rest) = text.as_bytes().split_at(text.len() / 2);
                 let mut file = std::fs::File::create(run).unwrap();
                 file.write_all(first).unwrap();

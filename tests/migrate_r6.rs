@@ -9,8 +9,8 @@ use crate::migrate_support;
 use std::path::{Path, PathBuf};
 
 use migrate_support::*;
-use planrun_legacy::json::to_sdk_json;
 use planrun_legacy::{head, parse, LegacyDocument, LegacyRun};
+use planrun_wire::json::to_sdk_json;
 
 /// Migrates `store` to a HEAD store in `dst`; the exit code.
 fn to_head(store: &Path, dst: &Path, extra: &[&str]) -> i32 {
@@ -590,8 +590,8 @@ proptest::proptest! {
         let config = planrun_store::ResolvedConfig::sdk_defaults().unwrap();
         // The V2 run as its file reads: an integer written `-0` reads as 0, as in Python.
         let text = serde_json::to_string_pretty(&v2).unwrap();
-        let tree = planrun_legacy::json::parse_value(text.as_bytes()).unwrap();
-        let v2: planrun_v2::PlanRunV2 = planrun_legacy::json::from_tree(text.as_bytes(), &tree).unwrap();
+        let tree = planrun_wire::json::parse_value(text.as_bytes()).unwrap();
+        let v2: planrun_v2::PlanRunV2 = planrun_wire::json::from_tree(text.as_bytes(), &tree).unwrap();
         let mut want = v2.clone();
         want.config = config.config().clone();
         let mut want_text = serde_json::to_string_pretty(&want).unwrap();

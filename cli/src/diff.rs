@@ -20,7 +20,7 @@ pub(crate) struct Args {
 
 fn read(path: &PathBuf) -> anyhow::Result<Value> {
     let bytes = crate::common::read_file(path)?;
-    planrun_legacy::json::parse_value(&bytes).map_err(|e| anyhow::anyhow!("{}", e.in_file(path)))
+    planrun_wire::json::parse_value(&bytes).map_err(|e| anyhow::anyhow!("{}", e.in_file(path)))
 }
 
 pub(crate) fn run(globals: &Globals, args: Args) -> anyhow::Result<Outcome> {

@@ -15,7 +15,7 @@ use anyhow::{bail, Context};
 
 use crate::common::{Format, Globals, Outcome};
 use planrun_converter::downgrade::downgrade_to_head;
-use planrun_legacy::json::to_sdk_json;
+use planrun_wire::json::to_sdk_json;
 
 /// Arguments of `downgrade`.
 #[derive(Debug, clap::Args)]

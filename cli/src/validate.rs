@@ -8,8 +8,8 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::Context;
-use planrun_legacy::json::parse_value;
 use planrun_schemas::validate::{schema_for_document, validate, Violation};
+use planrun_wire::json::parse_value;
 
 use crate::common::{Format, Globals, Outcome};
 

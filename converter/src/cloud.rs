@@ -7,7 +7,8 @@
 
 use serde_json::{Map, Value};
 
-use planrun_legacy::{json::to_sdk_json, parse, ParseError, Parsed};
+use planrun_legacy::{parse, ParseError, Parsed};
+use planrun_wire::json::to_sdk_json;
 
 /// Why a cloud body could not be read.
 #[derive(Debug, thiserror::Error)]

@@ -1,5 +1,5 @@
 //! Structural differences between two JSON documents, by JSON pointer: what `planrun diff` prints
-//! and what the round-trip tests compare. The walker lives in `planrun_legacy::json`, where the
+//! and what the round-trip tests compare. The walker lives in `planrun_wire::json`, where the
 //! legacy reader also uses it to list what re-emission changes.
 
-pub use planrun_legacy::json::{diff, Difference};
+pub use planrun_wire::json::{diff, Difference};

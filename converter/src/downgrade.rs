@@ -7,12 +7,12 @@ use std::collections::HashMap;
 use indexmap::IndexMap;
 use serde_json::{Map, Value};
 
-use planrun_legacy::json::escape_pointer_token;
 use planrun_legacy::{
     Clarification, LocalDataValue, Normalization, Output, Outputs, PlanId, RunId, RunR6, Version,
     MAX_SAFE_INTEGER,
 };
 use planrun_v2::PlanRunV2;
+use planrun_wire::json::escape_pointer_token;
 
 use crate::plan::{is_rebuilt, plan_to_legacy};
 use crate::report::{EntryKind, LossReport};
@@ -298,7 +298,7 @@ fn validators_pass(plan: &planrun_legacy::Plan) -> Result<(), DowngradeError> {
 /// different SDK versions (edited by hand, say, or without the marker of a key its plan lacked)
 /// makes a plan that no SDK version wrote, which is refused here rather than written.
 fn readable(plan: &planrun_legacy::Plan) -> Result<(), DowngradeError> {
-    let text = planrun_legacy::json::to_sdk_json(plan);
+    let text = planrun_wire::json::to_sdk_json(plan);
     planrun_legacy::parse(text.as_bytes())
         .map(drop)
         .map_err(|e| {

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use planrun_legacy::json::to_sdk_json;
+use planrun_wire::json::to_sdk_json;
 
 use planrun_v2::PlanRunV2;
 

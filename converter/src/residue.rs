@@ -15,11 +15,11 @@ use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use planrun_legacy::json::to_sdk_json;
 use planrun_legacy::{LegacyDocument, Normalization, Parsed};
 use planrun_v2::PlanRunV2;
 use planrun_wire::hash::fnv1a64;
 use planrun_wire::join::hex16;
+use planrun_wire::json::to_sdk_json;
 
 use crate::downgrade::Downgraded;
 use crate::report::EntryKind;

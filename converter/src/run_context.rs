@@ -1,10 +1,11 @@
 //! The legacy RunContext snapshot (plan, run, end user, native step outputs, config) becomes a V2
 //! `RunContext`: its run through the usual upgrade, its services as descriptors.
 
-use planrun_legacy::{json::to_sdk_json, parse, RunContextSnapshot};
+use planrun_legacy::{parse, RunContextSnapshot};
 use planrun_v2::{
     HooksDescriptor, RunContext, StorageDescriptor, TelemetryDescriptor, ToolRegistryDescriptor,
 };
+use planrun_wire::json::to_sdk_json;
 use serde_json::Value;
 
 use crate::report::{EntryKind, LossReport};
@@ -108,7 +109,7 @@ fn native_step_values(
             stored.step_name = Some(native.step_name.clone());
             let to = format!(
                 "/plan_run/step_output_values/{}",
-                planrun_legacy::json::escape_pointer_token(&stored.output_name)
+                planrun_wire::json::escape_pointer_token(&stored.output_name)
             );
             report.push(
                 EntryKind::Coerced,

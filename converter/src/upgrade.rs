@@ -7,9 +7,9 @@ use indexmap::IndexMap;
 use planrun_wire::join;
 use serde_json::{Map, Value};
 
-use planrun_legacy::json::escape_pointer_token;
 use planrun_legacy::{Category, Clarification, Output, Parsed, Plan, RunId, RunR6, StepKey};
 use planrun_v2::{LegacyResidue, PlanRunV2, PlanV2};
+use planrun_wire::json::escape_pointer_token;
 
 use crate::chain::{to_r6, AtR6, ChainError};
 use crate::ids::stable_id;

@@ -5,7 +5,8 @@ use std::path::{Path, PathBuf};
 
 use planrun_converter::chain::to_r6;
 use planrun_converter::EntryKind;
-use planrun_legacy::{head, json::to_sdk_json, parse, Category, DocKind, Version};
+use planrun_legacy::{head, parse, Category, DocKind, Version};
+use planrun_wire::json::to_sdk_json;
 
 fn runs() -> Vec<PathBuf> {
     let roots = [

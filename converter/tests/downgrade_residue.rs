@@ -13,9 +13,9 @@ use std::path::Path;
 use planrun_converter::downgrade::{downgrade, downgrade_to_head, DowngradeError};
 use planrun_converter::plan::plan_from_legacy;
 use planrun_converter::upgrade::resolve_config;
-use planrun_legacy::json::to_sdk_json;
 use planrun_legacy::{parse, LegacyDocument};
 use planrun_v2::PlanRunV2;
+use planrun_wire::json::to_sdk_json;
 
 fn corpus(rel: &str) -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

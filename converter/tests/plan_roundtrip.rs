@@ -15,7 +15,6 @@ use planrun_converter::plan::{
     PlanConversion,
 };
 use planrun_converter::EntryKind;
-use planrun_legacy::json::{escape_pointer_token, to_sdk_json};
 use planrun_legacy::{
     LegacyDocument, Plan, PlanContext, PlanId, PlanInput as LegacyPlanInput, PlanInputV032, Prefix,
     PrefixedId, Step, Variable,
@@ -24,6 +23,7 @@ use planrun_v2::{
     ArgValue, BlockClauseType, ConditionalBlock, LoopBlock, LoopStepType, LoopType, PlanInput,
     PlanV2, StepRef, StepV2,
 };
+use planrun_wire::json::{escape_pointer_token, to_sdk_json};
 
 fn corpus() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -11,8 +11,8 @@
 
 use libfuzzer_sys::fuzz_target;
 use planrun_fuzz::assert_exact_legacy;
-use planrun_legacy::json::to_sdk_json;
 use planrun_legacy::{head, sdk, LegacyDocument, LegacyRun, StepKey, Version};
+use planrun_wire::json::to_sdk_json;
 
 fuzz_target!(|data: &[u8]| {
     let Some((&place, doc)) = data.split_first() else {

@@ -9,10 +9,10 @@
 use libfuzzer_sys::fuzz_target;
 use planrun_converter::downgrade::{downgrade, downgrade_to_head, DowngradeError, Downgraded};
 use planrun_fuzz::{assert_drops_recorded, assert_exact_legacy};
-use planrun_legacy::json::{from_tree, parse_value, to_sdk_json};
 use planrun_legacy::{sdk, Category, LegacyDocument, RunR6, Version};
 use planrun_schemas::validate::validate;
 use planrun_v2::PlanRunV2;
+use planrun_wire::json::{from_tree, parse_value, to_sdk_json};
 
 /// Checks the files of a successful downgrade; `at_head` also checks HEAD's verdict.
 fn check_files(down: &Downgraded, at_head: bool) {

@@ -4,12 +4,12 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use planrun_legacy::json::from_tree;
 use planrun_legacy::{
     Config, EndUser, Output, Plan, RunContextSnapshot, RunR1, RunR2, RunR3, RunR4, RunR5, RunR6,
     RunW1, StepOutputValue, ToolCallRecord,
 };
 use planrun_schemas::validate::validate;
+use planrun_wire::json::from_tree;
 use serde_json::Value;
 
 type Read = fn(&[u8], &Value) -> Result<(), String>;
@@ -44,7 +44,7 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let (name, read) = MODELS[usize::from(pick) % MODELS.len()];
-    let Ok(tree) = planrun_legacy::json::parse_value(doc) else {
+    let Ok(tree) = planrun_wire::json::parse_value(doc) else {
         return;
     };
     let serde = read(doc, &tree);

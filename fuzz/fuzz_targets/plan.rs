@@ -10,10 +10,10 @@ use indexmap::IndexMap;
 use libfuzzer_sys::fuzz_target;
 use planrun_converter::plan::{plan_from_legacy, plan_to_legacy};
 use planrun_fuzz::assert_exact_legacy;
-use planrun_legacy::json::{from_tree, parse_value, to_sdk_json};
 use planrun_legacy::{head, LegacyDocument};
 use planrun_schemas::validate::validate;
 use planrun_v2::PlanV2;
+use planrun_wire::json::{from_tree, parse_value, to_sdk_json};
 
 fuzz_target!(|data: &[u8]| {
     let Some((&way, doc)) = data.split_first() else {

@@ -6,12 +6,12 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use planrun_legacy::json::{from_tree, parse_value};
 use planrun_schemas::validate::validate;
 use planrun_v2::check::Checker;
 use planrun_v2::{
     Clarification, Config, EndUser, Output, PlanRunV2, PlanV2, RunContext, StepOutputValue, StepV2,
 };
+use planrun_wire::json::{from_tree, parse_value};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::Value;

@@ -8,10 +8,10 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use planrun_converter::EntryKind;
-use planrun_legacy::json::{from_tree, parse_value};
 use planrun_legacy::Parsed;
 use planrun_store::{Doc, Failure, Listing, References, ResolvedConfig, RunResult, Store};
 use planrun_v2::PlanRunV2;
+use planrun_wire::json::{from_tree, parse_value};
 use serde_json::Value;
 
 /// The byte that separates the documents of one input. JSON text never holds a raw NUL, so a

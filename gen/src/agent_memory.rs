@@ -5,9 +5,9 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use planrun_legacy::json::to_sdk_json;
 use planrun_legacy::Version::{self, R2};
 use planrun_legacy::{AgentMemoryValue, LocalDataValue, Output, RunId};
+use planrun_wire::json::to_sdk_json;
 
 use crate::summary::{FileKind, GenFile};
 use crate::write::{at, write_new};

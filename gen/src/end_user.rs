@@ -6,9 +6,9 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use indexmap::IndexMap;
-use planrun_legacy::json::to_sdk_json;
 use planrun_legacy::EndUser;
 use planrun_legacy::Version::R6;
+use planrun_wire::json::to_sdk_json;
 
 use crate::layout::UserSeed;
 use crate::rng::Rng;

@@ -5,7 +5,7 @@
 //! `prun-…json`), their plans (several runs share one), end users (`<external_id>.json`, R4+) and
 //! agent-memory values (`<prun-id>/<output_name>.json`, R2+) into a new directory, exactly as the
 //! SDK of each version writes them (`model_dump_json(indent=4)`, through
-//! [`planrun_legacy::json::to_sdk_json`]).
+//! [`planrun_wire::json::to_sdk_json`]).
 //!
 //! What a store holds:
 //! * runs in every state, their step outputs following their plan's steps (a run stopped at step

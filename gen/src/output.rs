@@ -2,7 +2,7 @@
 //! covering every shape the SDK stringifies (text, `""` for None, numbers beyond 64 bits, `NaN`,
 //! Python-JSON dicts and lists, compact models, dates, control characters).
 
-use planrun_legacy::json::to_python_json;
+use planrun_wire::json::to_python_json;
 use serde_json::{Map, Value};
 
 use crate::rng::{float, money, Rng};

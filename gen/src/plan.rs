@@ -5,12 +5,12 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use indexmap::IndexMap;
-use planrun_legacy::json::to_sdk_json;
 use planrun_legacy::sdk;
 use planrun_legacy::Version::{R0, R1, R4, R5, R6};
 use planrun_legacy::{
     Plan, PlanContext, PlanId, PlanInput, PlanInputV032, Step, Variable, Version,
 };
+use planrun_wire::json::to_sdk_json;
 use serde_json::Value;
 
 use crate::layout::{PlanFile, PlanSeed};

@@ -5,13 +5,13 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use indexmap::IndexMap;
-use planrun_legacy::json::to_sdk_json;
 use planrun_legacy::Version::{R0, R2, R3, R4, R5, W1};
 use planrun_legacy::{
     stringify, Clarification, ExecutionContextR0, ExecutionContextR3, ExecutionContextR4,
     ExecutionContextW1, LegacyRun, LocalDataValue, Outputs, PlanId, RunR1, RunR2, RunR3, RunR4,
     RunR5, RunR6, RunState, RunW1,
 };
+use planrun_wire::json::to_sdk_json;
 
 use crate::agent_memory::{AgentMemory, Produced};
 use crate::clarification::{clarification, ClarificationCtx};

@@ -14,7 +14,7 @@ use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, Visitor};
 use serde::{Deserialize, Serialize, Serializer};
 
-use crate::error::excerpt;
+use crate::json::excerpt;
 use crate::version::Version;
 
 /// One UUID as read here, hyphenated or not (no anchors).

@@ -18,11 +18,8 @@ mod config;
 mod context;
 mod detect;
 mod document;
-mod error;
 pub mod head;
 mod id;
-pub mod json;
-mod node;
 mod output;
 mod plan;
 mod run;
@@ -45,10 +42,11 @@ pub use document::{
     detect, parse, parse_by_value, read, LegacyDocument, Normalization, Parsed, RunContextSnapshot,
     StepKey,
 };
-pub use error::{ErrorKind, ParseError};
 pub use id::{run_prefixes, ClarificationId, PlanId, Prefix, PrefixedId, RunId, UUID_PATTERN};
 pub use output::{AgentMemoryValue, LocalDataValue, OldOutput, Output};
 pub use plan::{Plan, PlanContext, PlanInput, PlanInputV032, Step, Variable};
+use planrun_wire::json;
+pub use planrun_wire::json::{ErrorKind, ParseError};
 pub use planrun_wire::{RedactedUrl as SecretUrl, Secret, MASK};
 pub use run::{
     LegacyRun, Outputs, RunR0, RunR1, RunR2, RunR3, RunR4, RunR5, RunR6, RunState, RunW1,

@@ -20,7 +20,7 @@ use serde_json::Value;
 
 use planrun_wire::number::whole_value;
 
-use crate::error::excerpt;
+use crate::json::excerpt;
 use crate::json::to_python_json;
 
 /// The largest magnitude of a lax integer: 2^53 − 1, the interoperable JSON integer range.

@@ -17,7 +17,6 @@ use std::sync::OnceLock;
 
 use common::corpus::corpus_documents;
 use common::props::config as proptest_config;
-use planrun_legacy::json::{from_text, from_tree, parse_value, to_sdk_json};
 use planrun_legacy::strategies::{self, PlanEra};
 use planrun_legacy::{
     detect, run_prefixes, schema_file, schemas, Category, ClarificationRules, Config, EndUser,
@@ -25,6 +24,7 @@ use planrun_legacy::{
     StepOutputValue, ToolCallRecord, Version,
 };
 use planrun_v2::agreement::{mutants, Agreement};
+use planrun_wire::json::{from_text, from_tree, parse_value, to_sdk_json};
 use proptest::prelude::*;
 use serde::de::DeserializeOwned;
 use serde::Serialize;

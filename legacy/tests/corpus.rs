@@ -133,7 +133,7 @@ fn assert_config_reemitted_with_secrets_masked(rel: &str, input: &[u8], emitted:
     }
     assert_eq!(
         emitted,
-        planrun_legacy::json::to_sdk_json(&expected),
+        planrun_wire::json::to_sdk_json(&expected),
         "{rel}: config re-emission differs beyond the masked secret"
     );
 }

@@ -5,8 +5,8 @@
 
 use std::path::Path;
 
-use planrun_legacy::json::to_sdk_json;
 use planrun_legacy::{head, parse, LegacyDocument, LegacyRun, Normalization};
+use planrun_wire::json::to_sdk_json;
 
 fn cases() -> Vec<(String, String, String)> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/head_cases");

@@ -10,10 +10,10 @@ use std::path::Path;
 
 use common::corpus::corpus_documents;
 use common::props::config;
-use planrun_legacy::json::to_sdk_json;
 use planrun_legacy::strategies::{end_user, local, plan, run, tool_call, PlanEra};
 use planrun_legacy::{detect, parse, parse_by_value, DocKind, Version};
 use planrun_v2::agreement::mutants;
+use planrun_wire::json::to_sdk_json;
 use proptest::prelude::*;
 use serde_json::Value;
 

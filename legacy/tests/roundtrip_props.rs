@@ -11,7 +11,6 @@
 use crate::common;
 
 use common::props::config;
-use planrun_legacy::json::to_sdk_json;
 use planrun_legacy::strategies::{
     categories, end_user, local, memory, plan, run, run_id, tool_call, PlanEra, STEP_EXTRA_KEYS,
 };
@@ -19,6 +18,7 @@ use planrun_legacy::{
     parse, Category, DocKind, LegacyDocument, LegacyRun, Output, Parsed, Plan, ToolCallRecord,
     Version, VersionSet,
 };
+use planrun_wire::json::to_sdk_json;
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 use proptest::test_runner::{TestCaseError, TestRunner};

@@ -10,10 +10,10 @@
 use crate::common;
 
 use common::props::config;
-use planrun_legacy::json::to_sdk_json;
 use planrun_legacy::sdk::{check, Verdict};
 use planrun_legacy::strategies::{end_user, plan, run, PlanEra};
 use planrun_legacy::{head, parse, Category, LegacyDocument, LegacyRun, Normalization, Version};
+use planrun_wire::json::to_sdk_json;
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 use serde_json::Value;

@@ -16,3 +16,4 @@ mod roundtrip_props;
 mod schemas;
 mod sdk_check;
 mod sdk_rules;
+mod tree_reads;

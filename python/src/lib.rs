@@ -24,12 +24,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use planrun_converter::downgrade::{downgrade_to_head, DowngradeError};
-use planrun_legacy::json::{from_tree, parse_value, to_sdk_json};
 use planrun_store::migrate::{
     Durability, MigrateError, Options, Progress, Shard, Target, DEFAULT_CHUNK_SIZE,
 };
 use planrun_store::{convert_document, convert_entry, convert_run, References, RunResult};
 use planrun_v2::PlanRunV2;
+use planrun_wire::json::{from_tree, parse_value, to_sdk_json};
 use pyo3::exceptions::{PyOSError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyDict, PyMemoryView, PyString};

@@ -28,10 +28,10 @@ use planrun_converter::upgrade::{
     upgrade_at, upgrade_sharing_plan, ConvertError, Converted, Missing, PlanSource, Sources,
 };
 use planrun_converter::PlanConversion;
-use planrun_legacy::json::{from_tree, located, parse_value};
 use planrun_legacy::{DocKind, ErrorKind, LegacyDocument, LegacyRun, Parsed, Plan, VersionSet};
 use planrun_v2::render::{self, Rendered, Shared};
 use planrun_v2::{PlanRunV2, PlanV2};
+use planrun_wire::json::{from_tree, located, parse_value};
 use serde_json::Value;
 
 use crate::config::ResolvedConfig;
@@ -793,7 +793,7 @@ fn check_output_name(id: &str, name: Option<&str>, origin: &Path) -> Result<(), 
 fn read_plan_with(store: &dyn Store, plan_id: &str, residue: &Residue) -> Referenced {
     let doc = Doc::Plan(plan_id);
     let (bytes, stamp) = match &residue.plan {
-        Some(plan) => (planrun_legacy::json::to_sdk_json(plan).into_bytes(), None),
+        Some(plan) => (planrun_wire::json::to_sdk_json(plan).into_bytes(), None),
         None => match read_bytes(store, doc, "plan") {
             Ok(Some(found)) => found,
             Ok(None) => {

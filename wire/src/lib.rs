@@ -10,9 +10,9 @@
 //! * [`schema`]: publishing JSON Schemas with the same header and descriptions;
 //! * [`hash`]: the stable FNV-1a hash of names and small texts;
 //! * [`join`](mod@join): short texts such as JSON pointers joined without `format!`;
-//! * [`text`]: writing JSON text with faster string escaping, byte for byte as serde_json does;
-//! * [`json`]: JSON text in serde_json's layouts from a serializer of its own, written into a
-//!   buffer or compared with expected bytes.
+//! * [`json`]: the one JSON layer: strict reading with located errors, and writing in the SDK's
+//!   and Python's layouts through serde_json's serializer;
+//! * [`text`]: where the plain text of a JSON string ends, sixteen bytes at a time.
 
 pub mod hash;
 pub mod join;

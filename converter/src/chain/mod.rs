@@ -14,11 +14,11 @@ use planrun_wire::join;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use planrun_legacy::json::escape_pointer_token;
 use planrun_legacy::{
     ExecutionContextR3, ExecutionContextR4, LegacyRun, Outputs, Prefix, RunId, RunR1, RunR2, RunR3,
     RunR4, RunR5, RunR6, RunRefKey, RunW1, Version,
 };
+use planrun_wire::json::escape_pointer_token;
 
 use crate::renames::{self, rows_from, Op, Row, TABLE};
 use crate::report::{EntryKind, LossReport};

@@ -5,8 +5,8 @@
 use indexmap::IndexMap;
 use serde_json::{Map, Value};
 
-use planrun_legacy::json::escape_pointer_token;
 use planrun_legacy::{LegacyRun, RunR6, Version};
+use planrun_wire::json::escape_pointer_token;
 
 use super::{note, AtR6, ChainError};
 use crate::renames::{rows_from, Op, Row};

@@ -7,9 +7,9 @@ use indexmap::IndexMap;
 use planrun_wire::join;
 use serde_json::{json, Value};
 
-use planrun_legacy::json::escape_pointer_token;
 use planrun_legacy::{Plan, Step};
 use planrun_v2::{PlanInput, PlanV2, StepV2, DEFAULT_TOOL_CALL_LIMIT};
+use planrun_wire::json::escape_pointer_token;
 
 use super::recognition::Converted;
 use super::{absent, derived_plan_id, renamed_to_plan_inputs, PlanConversion};

@@ -7,9 +7,9 @@
 use indexmap::IndexMap;
 use serde_json::Value;
 
-use planrun_legacy::json::escape_pointer_token;
 use planrun_legacy::{Plan, PlanContext, PlanInput, RunR6, Step};
 use planrun_wire::join;
+use planrun_wire::json::escape_pointer_token;
 
 use super::absent;
 use crate::report::{EntryKind, LossReport};

@@ -6,12 +6,12 @@ use std::borrow::Cow;
 use indexmap::IndexMap;
 use serde_json::Value;
 
-use planrun_legacy::json::unescape_pointer_token;
 use planrun_legacy::{
     Plan, PlanContext, PlanId, PlanInput as LegacyPlanInput, PlanInputV032, PrefixedId, Step,
     Variable,
 };
 use planrun_v2::{ArgValue, ConditionalBlock, PlanV2, StepRef, StepV2};
+use planrun_wire::json::unescape_pointer_token;
 
 use super::{absent, renamed_to_plan_inputs, uuid5, LLM_TOOL_ID};
 

@@ -11,9 +11,9 @@ use std::path::PathBuf;
 use planrun_converter::downgrade::downgrade_to_head;
 use planrun_converter::report::{EntryKind, LossReport};
 use planrun_converter::residue::{residue_path, Residue};
-use planrun_legacy::json::to_sdk_json;
 use planrun_legacy::{LegacyDocument, LegacyRun};
 use planrun_v2::PlanRunV2;
+use planrun_wire::json::to_sdk_json;
 
 use crate::{Doc, Failure, FailureKind, References, RunOutput, Store};
 

@@ -88,7 +88,7 @@ impl fmt::Display for ParseError {
 }
 
 /// Shortens a value quoted in an error message so a 100 MB string never ends up in a report.
-pub(crate) fn excerpt(text: &str) -> String {
+pub fn excerpt(text: &str) -> String {
     const MAX: usize = 80;
     if text.chars().count() <= MAX {
         format!("{text:?}")

@@ -1,5 +1,13 @@
-//! Reading JSON strictly (no duplicate keys, no `NaN`) with errors that point into the source, and
-//! writing it exactly as the SDK does (`model_dump_json(indent=4)`) or as Python's `json.dumps`.
+//! The toolkit's one JSON layer: every crate reads and writes JSON text through it.
+//!
+//! * Reading is strict (no repeated key, no `NaN`, every number's exact text kept), through one
+//!   visitor ([`Node`], a tree that borrows its strings from the text), and every error says
+//!   where it is: a JSON pointer, line and column, and what was expected ([`ParseError`]).
+//! * Writing is serde_json's own serializer with a [`Format`]: pydantic's
+//!   `model_dump_json(indent=4)` bytes ([`to_sdk_json`]) or Python's `json.dumps` ones
+//!   ([`to_python_json`]).
+//! * Pointers and positions: from a pointer to its place in the text and back, and the
+//!   [`diff`] of two trees by pointer.
 
 use std::borrow::Cow;
 use std::fmt::Write as _;
@@ -8,10 +16,15 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use planrun_wire::json::{self as wire_json, Layout, Numbers};
+mod error;
+mod format;
+mod node;
 
-use crate::error::{ErrorKind, ParseError};
-use crate::node::{Node, StrictNode};
+pub use error::{excerpt, ErrorKind, ParseError};
+pub use format::{append, matches, to_vec_pretty, Format, Layout, Numbers};
+pub use node::{Node, Object};
+
+use node::StrictNode;
 
 /// How the strict reader's message for a repeated key begins (the key follows, quoted).
 pub(crate) const DUPLICATE_KEY: &str = "duplicate key ";
@@ -67,7 +80,7 @@ pub fn from_text<T: DeserializeOwned>(src: &[u8]) -> Result<T, ParseError> {
 
 /// A parsed tree a typed document is read out of: borrowed, for a caller that still needs it,
 /// or owned, so that its strings move into the document instead of being copied.
-pub(crate) trait Tree: Sized {
+pub trait Tree: Sized {
     /// Whether it is an object with `key`.
     fn has(&self, key: &str) -> bool;
     /// The tree, owned.
@@ -245,7 +258,7 @@ fn not_json(
     let found = String::from_utf8_lossy(&src[first..end]);
     Some(format!(
         "not JSON: found {} at line {line} column {column}{expected}",
-        crate::error::excerpt(&found)
+        excerpt(&found)
     ))
 }
 
@@ -318,7 +331,7 @@ const SDK_LAYOUT: Layout = Layout::Pretty(b"    ");
 /// writes an exponent `e+16`, pydantic `e16`).
 pub fn to_sdk_json<T: Serialize + ?Sized>(value: &T) -> String {
     let mut out = Vec::with_capacity(1024);
-    wire_json::append(&mut out, value, SDK_LAYOUT, Numbers::NoExponentPlus)
+    append(&mut out, value, SDK_LAYOUT, Numbers::NoExponentPlus)
         .expect("legacy models serialise to JSON infallibly");
     String::from_utf8(out).expect("the writer writes UTF-8")
 }
@@ -326,13 +339,13 @@ pub fn to_sdk_json<T: Serialize + ?Sized>(value: &T) -> String {
 /// Whether [`to_sdk_json`] of `value` gives exactly `expected`, found without building the text:
 /// each piece the writer emits is compared where it lands, and the first difference stops it.
 pub fn writes_as_sdk<T: Serialize + ?Sized>(value: &T, expected: &[u8]) -> bool {
-    wire_json::matches(expected, value, SDK_LAYOUT, Numbers::NoExponentPlus)
+    matches(expected, value, SDK_LAYOUT, Numbers::NoExponentPlus)
 }
 
 /// Writes a value as Python's `json.dumps(value, ensure_ascii=False)` does (`", "` and `": "`).
 pub fn to_python_json(value: &Value) -> String {
     let mut out = Vec::with_capacity(64);
-    wire_json::append(&mut out, value, Layout::Python, Numbers::AsKept)
+    append(&mut out, value, Layout::Python, Numbers::AsKept)
         .expect("JSON values serialise infallibly");
     String::from_utf8(out).expect("the writer writes UTF-8")
 }

@@ -4,7 +4,7 @@
 //! does; it only costs less to build, since its objects are lists (no hashing) and a string with
 //! no escape is not copied until a model keeps it.
 //!
-//! [`parse_value`]: crate::json::parse_value
+//! [`parse_value`]: super::parse_value
 
 use std::borrow::Cow;
 use std::collections::HashSet;
@@ -18,13 +18,12 @@ use serde::de::{
 use serde::{Deserialize, Deserializer};
 use serde_json::{Error, Map, Number, Value};
 
-use planrun_wire::protocol::number_key;
-
-use crate::json::DUPLICATE_KEY;
+use super::DUPLICATE_KEY;
+use crate::protocol::number_key;
 
 /// A JSON value whose strings and keys borrow from the parsed text where they can.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) enum Node<'a> {
+pub enum Node<'a> {
     /// `null`.
     Null,
     /// `true` or `false`.
@@ -41,31 +40,31 @@ pub(crate) enum Node<'a> {
 
 /// An object's entries in the order of the text, each key once.
 #[derive(Debug, Clone, PartialEq, Default)]
-pub(crate) struct Object<'a>(Vec<(Cow<'a, str>, Node<'a>)>);
+pub struct Object<'a>(Vec<(Cow<'a, str>, Node<'a>)>);
 
 impl<'a> Object<'a> {
     /// The value of `key`, if it has one.
-    pub(crate) fn field(&self, key: &str) -> Option<&Node<'a>> {
+    pub fn field(&self, key: &str) -> Option<&Node<'a>> {
         self.0.iter().find_map(|(k, v)| (k == key).then_some(v))
     }
 
     /// Whether it has `key`.
-    pub(crate) fn has(&self, key: &str) -> bool {
+    pub fn has(&self, key: &str) -> bool {
         self.field(key).is_some()
     }
 
     /// Its keys, in order.
-    pub(crate) fn keys(&self) -> impl Iterator<Item = &str> {
+    pub fn keys(&self) -> impl Iterator<Item = &str> {
         self.0.iter().map(|(k, _)| &**k)
     }
 
     /// Its entries, in order.
-    pub(crate) fn iter(&self) -> impl Iterator<Item = (&str, &Node<'a>)> {
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &Node<'a>)> {
         self.into_iter()
     }
 
     /// Whether it has no entries.
-    pub(crate) fn is_empty(&self) -> bool {
+    pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
 }
@@ -85,13 +84,13 @@ impl<'b, 'a> IntoIterator for &'b Object<'a> {
 impl<'a> Node<'a> {
     /// [`Node::parse`] of `src` when it is UTF-8 (as every file the SDK writes is); `None` also
     /// when it is not, for the caller to ask `parse_value`, which reads bytes too.
-    pub(crate) fn from_bytes(src: &'a [u8]) -> Option<Node<'a>> {
+    pub fn from_bytes(src: &'a [u8]) -> Option<Node<'a>> {
         std::str::from_utf8(src).ok().and_then(Node::parse)
     }
 
-    /// Parses `text` strictly, as [`crate::json::parse_value`] does; `None` wherever that gives an
+    /// Parses `text` strictly, as [`super::parse_value`] does; `None` wherever that gives an
     /// error (the caller asks it for the located error).
-    pub(crate) fn parse(text: &'a str) -> Option<Node<'a>> {
+    pub fn parse(text: &'a str) -> Option<Node<'a>> {
         let mut de = serde_json::Deserializer::from_str(text);
         let StrictNode(node) = StrictNode::deserialize(&mut de).ok()?;
         de.end().ok()?;
@@ -99,7 +98,7 @@ impl<'a> Node<'a> {
     }
 
     /// A tree that borrows from `value`.
-    pub(crate) fn borrowed(value: &'a Value) -> Node<'a> {
+    pub fn borrowed(value: &'a Value) -> Node<'a> {
         match value {
             Value::Null => Node::Null,
             Value::Bool(b) => Node::Bool(*b),
@@ -115,7 +114,7 @@ impl<'a> Node<'a> {
     }
 
     /// The `Value` of the same JSON.
-    pub(crate) fn into_value(self) -> Value {
+    pub fn into_value(self) -> Value {
         match self {
             Node::Null => Value::Null,
             Node::Bool(b) => Value::Bool(b),
@@ -132,7 +131,7 @@ impl<'a> Node<'a> {
     }
 
     /// The object, if it is one.
-    pub(crate) fn as_object(&self) -> Option<&Object<'a>> {
+    pub fn as_object(&self) -> Option<&Object<'a>> {
         match self {
             Node::Object(obj) => Some(obj),
             _ => None,
@@ -140,7 +139,7 @@ impl<'a> Node<'a> {
     }
 
     /// The items, if it is an array.
-    pub(crate) fn as_array(&self) -> Option<&[Node<'a>]> {
+    pub fn as_array(&self) -> Option<&[Node<'a>]> {
         match self {
             Node::Array(items) => Some(items),
             _ => None,
@@ -148,7 +147,7 @@ impl<'a> Node<'a> {
     }
 
     /// The text, if it is a string.
-    pub(crate) fn as_str(&self) -> Option<&str> {
+    pub fn as_str(&self) -> Option<&str> {
         match self {
             Node::String(s) => Some(s),
             _ => None,
@@ -156,12 +155,12 @@ impl<'a> Node<'a> {
     }
 
     /// Whether it is `null`.
-    pub(crate) fn is_null(&self) -> bool {
+    pub fn is_null(&self) -> bool {
         matches!(self, Node::Null)
     }
 
     /// The value of `key`, if it is an object that has one.
-    pub(crate) fn field(&self, key: &str) -> Option<&Node<'a>> {
+    pub fn field(&self, key: &str) -> Option<&Node<'a>> {
         self.as_object()?.field(key)
     }
 
@@ -182,8 +181,8 @@ impl<'a> Node<'a> {
 }
 
 /// A [`Node`] read strictly: no repeated key in an object, numbers kept as serde_json keeps
-/// them (their exact text), and `NaN` refused. [`crate::json::parse_value`] reads through it too.
-pub(crate) struct StrictNode<'a>(pub(crate) Node<'a>);
+/// them (their exact text), and `NaN` refused. [`super::parse_value`] reads through it too.
+pub(super) struct StrictNode<'a>(pub(super) Node<'a>);
 
 impl<'de> Deserialize<'de> for StrictNode<'de> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
@@ -700,9 +699,8 @@ mod tests {
     use serde::Deserialize;
     use serde_json::Value;
 
+    use super::super::{parse_value, ErrorKind};
     use super::Node;
-    use crate::error::ErrorKind;
-    use crate::json::parse_value;
 
     /// Reading `text` as `T` through a [`Node`] succeeds exactly when reading it through a
     /// `Value` does, with the same value; `Node::parse` accepts exactly what serde_json's own
@@ -822,52 +820,5 @@ mod tests {
         let err = parse_value(text.as_bytes()).unwrap_err();
         assert_eq!(err.kind, ErrorKind::DuplicateKey, "{err}");
         assert_eq!(err.pointer, "/b", "{err}");
-    }
-
-    /// What the SDK writes is read through the light tree itself, never left to the `Value`
-    /// reader (which would give the same document, only slower).
-    #[cfg(feature = "testkit")]
-    mod generated {
-        use proptest::prelude::*;
-        use serde::de::DeserializeOwned;
-        use serde::Serialize;
-
-        use super::Node;
-        use crate::json::to_sdk_json;
-        use crate::run::{LegacyRun, RunR1, RunR2, RunR3, RunR4, RunR5, RunR6, RunW1};
-        use crate::strategies::{end_user, local, run, tool_call};
-        use crate::version::Version;
-        use crate::{EndUser, LocalDataValue, ToolCallRecord};
-
-        fn read_directly<T: DeserializeOwned + Serialize>(text: &str) -> Result<(), TestCaseError> {
-            let node = Node::parse(text).expect("the SDK writes JSON");
-            let typed = T::deserialize(node).map_err(|e| TestCaseError::fail(e.to_string()))?;
-            prop_assert_eq!(to_sdk_json(&typed), text);
-            Ok(())
-        }
-
-        proptest! {
-            #[test]
-            fn sdk_written_documents_are_read_without_the_value_tree(
-                doc in prop::sample::select(Version::ALL.to_vec()).prop_flat_map(run),
-                user in end_user(Version::HEAD),
-                value in local(),
-                call in tool_call(Version::HEAD),
-            ) {
-                let text = to_sdk_json(&doc);
-                match doc {
-                    LegacyRun::W1(_) => read_directly::<RunW1>(&text)?,
-                    LegacyRun::R0(_) | LegacyRun::R1(_) => read_directly::<RunR1>(&text)?,
-                    LegacyRun::R2(_) => read_directly::<RunR2>(&text)?,
-                    LegacyRun::R3(_) => read_directly::<RunR3>(&text)?,
-                    LegacyRun::R4(_) => read_directly::<RunR4>(&text)?,
-                    LegacyRun::R5(_) => read_directly::<RunR5>(&text)?,
-                    LegacyRun::R6(_) => read_directly::<RunR6>(&text)?,
-                }
-                read_directly::<EndUser>(&to_sdk_json(&user))?;
-                read_directly::<LocalDataValue>(&to_sdk_json(&value))?;
-                read_directly::<ToolCallRecord>(&to_sdk_json(&call))?;
-            }
-        }
     }
 }
