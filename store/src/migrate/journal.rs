@@ -446,18 +446,30 @@ impl<'a> Canonical<'a> {
         self.word().map(str::to_owned)
     }
 
-    /// An integer as `itoa` writes a `u64`: digits, no leading zero.
+    /// An integer as `itoa` writes a `u64`: digits, no leading zero; read in one pass over
+    /// its digits, of which only a twentieth can overflow.
     fn int(&mut self) -> Option<u64> {
-        let digits = (self.0.bytes()).take_while(u8::is_ascii_digit).count();
-        let (text, rest) = self.0.split_at(digits);
-        let text = text.as_bytes();
-        if digits == 0 || (digits > 1 && text[0] == b'0') {
+        /// Any number of this many digits fits in a `u64`.
+        const SAFE: usize = 19;
+        let bytes = self.0.as_bytes();
+        let mut n = 0u64;
+        let mut digits = 0;
+        for &byte in bytes {
+            let digit = u64::from(byte.wrapping_sub(b'0'));
+            if digit > 9 {
+                break;
+            }
+            n = if digits < SAFE {
+                n * 10 + digit
+            } else {
+                n.checked_mul(10)?.checked_add(digit)?
+            };
+            digits += 1;
+        }
+        if digits == 0 || (digits > 1 && bytes[0] == b'0') {
             return None;
         }
-        let n = text.iter().try_fold(0u64, |n, &d| {
-            n.checked_mul(10)?.checked_add(u64::from(d - b'0'))
-        })?;
-        self.0 = rest;
+        self.0 = &self.0[digits..];
         Some(n)
     }
 
@@ -592,26 +604,43 @@ impl<R: BufRead> Reader<R> {
         if self.torn {
             return Ok(None);
         }
+        // A line whole in the buffer is read where it lies; one that runs past the buffer's
+        // end (or a torn tail) is copied out first.
+        let buffered = self.inner.fill_buf()?;
+        if let Some(end) = memchr::memchr(b'\n', buffered) {
+            let line = whole_line(&buffered[..=end], read);
+            self.inner.consume(end + 1);
+            return Ok(self.took(line, end + 1));
+        }
         self.buf.clear();
         let n = self.inner.read_until(b'\n', &mut self.buf)?;
         if n == 0 {
             return Ok(None);
         }
-        // A line is one JSON object as `Line::to_jsonl` writes it. Anything else is invalid, the
-        // array form of a struct included: serde would read `["header","x"]` as a Line with
-        // `format: "x"` but as a LineTag with `run: "x"`.
-        if self.buf.last() != Some(&b'\n') || self.buf.first() != Some(&b'{') {
-            self.torn = true;
-            return Ok(None);
-        }
-        if let Some(line) = read(&self.buf) {
-            self.good_len += n as u64;
-            Ok(Some(line))
+        let line = whole_line(&self.buf, read);
+        Ok(self.took(line, n))
+    }
+
+    /// Counts a line of `len` bytes read, or stops for good at one that could not be read.
+    fn took<T>(&mut self, line: Option<T>, len: usize) -> Option<T> {
+        if line.is_some() {
+            self.good_len += len as u64;
         } else {
             self.torn = true;
-            Ok(None)
         }
+        line
     }
+}
+
+/// The `line` as `read` reads it, when it is whole: one JSON object as `Line::to_jsonl` writes
+/// it, ending in its line break. Anything else is invalid, the array form of a struct included:
+/// serde would read `["header","x"]` as a Line with `format: "x"` but as a LineTag with
+/// `run: "x"`.
+fn whole_line<T>(line: &[u8], read: impl FnOnce(&[u8]) -> Option<T>) -> Option<T> {
+    if line.last() != Some(&b'\n') || line.first() != Some(&b'{') {
+        return None;
+    }
+    read(line)
 }
 
 /// A line read as `T`, if it is one. Valid UTF-8 is checked once, in bulk, rather than string by
@@ -863,6 +892,31 @@ mod tests {
             let jsonl = line.to_jsonl();
             let plain = !jsonl.contains('\\');
             prop_assert_eq!(Line::canonical(jsonl.as_bytes()), plain.then_some(line));
+        }
+
+        /// A line is read the same whether it lies whole in the reader's buffer or runs past
+        /// its end (and is copied out), and a torn tail stops the reader at the same byte.
+        #[test]
+        fn lines_read_the_same_whatever_the_buffer_holds(
+            lines in prop::collection::vec(line(), 1..6),
+            capacity in 1usize..300,
+            torn in 0usize..40,
+        ) {
+            let mut text: Vec<u8> = lines.iter().flat_map(|l| l.to_jsonl().into_bytes()).collect();
+            let tail = lines[0].to_jsonl();
+            text.extend_from_slice(&tail.as_bytes()[..torn.min(tail.len() - 1)]);
+            let read_all = |mut reader: Reader<&mut dyn BufRead>| {
+                let mut read = Vec::new();
+                while let Some(line) = reader.next_line().unwrap() {
+                    read.push(line);
+                }
+                (read, reader.good_len, reader.torn)
+            };
+            let whole = read_all(Reader::new(&mut &text[..]));
+            let mut small = BufReader::with_capacity(capacity, &text[..]);
+            prop_assert_eq!(read_all(Reader::new(&mut small)), whole.clone());
+            prop_assert_eq!(whole.0, lines);
+            prop_assert_eq!(whole.2, torn > 0);
         }
     }
 
