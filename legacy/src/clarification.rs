@@ -238,13 +238,6 @@ pub struct Clarification {
     pub extra: IndexMap<String, Value>,
 }
 
-impl Clarification {
-    /// A category field as a string, if present and a string.
-    pub fn field_str(&self, key: &str) -> Option<&str> {
-        self.fields.get(key).and_then(Value::as_str)
-    }
-}
-
 impl Serialize for Clarification {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut map = serializer.serialize_map(None)?;
