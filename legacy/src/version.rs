@@ -129,9 +129,6 @@ impl Version {
         all
     };
 
-    /// The oldest version.
-    pub const OLDEST: Version = Version::ALL[0];
-
     /// The version the SDK writes today, which a downgrade writes and the chain ends at.
     pub const HEAD: Version = Version::ALL[Version::ALL.len() - 1];
 
