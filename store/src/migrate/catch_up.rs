@@ -234,8 +234,15 @@ fn judge_journal<'a>(
         |send| -> Result<(), MigrateError> {
             let mut settling = finals.in_journal_order();
             let mut batch = Vec::with_capacity(BATCH);
-            while let Some(line) = reader.next_line().map_err(io_err("cannot read", journal))? {
+            while let Some(line) = reader
+                .next_line_unless_started()
+                .map_err(io_err("cannot read", journal))?
+            {
                 index += 1;
+                // A `started` line settles no run and names no shared file.
+                let Some(line) = line else {
+                    continue;
+                };
                 remember(&line, &mut ours, &mut sessions);
                 let Some(item) = to_judge(line, index, &finals, &mut settling, &mut seen) else {
                     continue;

@@ -585,6 +585,16 @@ impl<R: BufRead> Reader<R> {
         self.next_with(|line| Line::canonical(line).or_else(|| read(line)))
     }
 
+    /// [`Reader::next_line`], but `Some(None)` for a `started` line as the writer writes it
+    /// (`{"event":"started","run":"…"}`), whose bytes are checked and nothing more is built: a
+    /// catch-up takes nothing from such a line that the tag pass did not.
+    pub fn next_line_unless_started(&mut self) -> io::Result<Option<Option<Line>>> {
+        self.next_with(|line| match run_prefix(line) {
+            Some((Event::Started, _, b"}\n")) => Some(None),
+            _ => Line::canonical(line).or_else(|| read(line)).map(Some),
+        })
+    }
+
     /// The [`LineTag`] of the next line, read from its first bytes where it can be: unlike
     /// `next_as::<LineTag>()` this does not check that the rest of a run line is valid JSON, so a
     /// caller that needs the lines to be valid reads them again with [`Reader::next_line`]
@@ -961,6 +971,7 @@ mod tests {
                 shard: Some("1/2".into()),
                 ..Line::default()
             },
+            run_line(Event::Started, "prun-3.json"),
         ];
         let bytes = [
             b'0', b'1', b'9', b'-', b'.', b'e', b'"', b'\\', b',', b':', b'{', b'}', b'[', b']',
@@ -985,6 +996,19 @@ mod tests {
                 }
             }
             for bytes in changed {
+                // A catch-up's reading that skips `started` lines stops where a whole reading
+                // does, and skips only what that reading reads as a plain `started` line.
+                let whole = Reader::new(&bytes[..]).next_line().unwrap();
+                match Reader::new(&bytes[..]).next_line_unless_started().unwrap() {
+                    Some(None) => {
+                        let started = whole.expect("a started line");
+                        assert_eq!(started.event, Event::Started);
+                        let first = bytes.split_inclusive(|&b| b == b'\n').next();
+                        assert_eq!(Some(started.to_jsonl().as_bytes()), first);
+                    }
+                    Some(Some(line)) => assert_eq!(whole, Some(line)),
+                    None => assert_eq!(whole, None),
+                }
                 if let Some(fast) = Line::canonical(&bytes) {
                     tried += 1;
                     let text = String::from_utf8_lossy(&bytes);
