@@ -9,11 +9,8 @@ use planrun_wire::join;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::json::{Node, Object};
-
 use crate::clarification::{Category, ClarificationRules, RunRefKey};
-use crate::json::{escape_pointer_token, located};
-use crate::json::{ErrorKind, ParseError};
+use crate::json::{escape_pointer_token, located, ErrorKind, Node, Object, ParseError};
 use crate::plan::{first_repeated, validator_key};
 use crate::version::{Version, VersionSet};
 use Version::*;

@@ -8,9 +8,9 @@ use serde_json::{Map, Value};
 use crate::context::{EndUser, StepOutputValue, ToolCallRecord};
 use crate::detect::{detect_node, detect_tree, Detection, DocKind};
 use crate::id::{Prefix, PrefixedId, RunId};
-use crate::json::Node;
-use crate::json::{located, parse_value, to_sdk_json, writes_as_sdk, Difference, Tree};
-use crate::json::{ErrorKind, ParseError};
+use crate::json::{
+    located, parse_value, to_sdk_json, writes_as_sdk, Difference, ErrorKind, Node, ParseError, Tree,
+};
 use crate::output::Output;
 use crate::plan::Plan;
 use crate::run::{LegacyRun, RunR1, RunR2, RunR3, RunR4, RunR5, RunR6, RunW1};

@@ -20,8 +20,7 @@ use serde_json::Value;
 
 use planrun_wire::number::whole_value;
 
-use crate::json::excerpt;
-use crate::json::to_python_json;
+use crate::json::{excerpt, to_python_json};
 
 /// The largest magnitude of a lax integer: 2^53 − 1, the interoperable JSON integer range.
 pub const MAX_SAFE_INTEGER: i64 = 9_007_199_254_740_991;

@@ -19,8 +19,7 @@ use serde_json::Value;
 use crate::clarification::{Category, Clarification, ClarificationRules};
 use crate::detect::{facts_of, prefix_of, DocKind};
 use crate::document::{normalizations, read_document, read_run_as};
-use crate::json::parse_value;
-use crate::json::ParseError;
+use crate::json::{parse_value, ParseError};
 use crate::version::Version::{self, *};
 use crate::{LegacyDocument, Normalization, Output};
 

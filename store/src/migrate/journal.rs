@@ -582,7 +582,7 @@ impl<R: BufRead> Reader<R> {
 
     /// The next valid line, `None` at the end or at a torn line.
     pub fn next_line(&mut self) -> io::Result<Option<Line>> {
-        self.next_with(|line| Line::canonical(line).or_else(|| read(line)))
+        self.next_with(read_line)
     }
 
     /// [`Reader::next_line`], but `Some(None)` for a `started` line as the writer writes it
@@ -591,7 +591,7 @@ impl<R: BufRead> Reader<R> {
     pub fn next_line_unless_started(&mut self) -> io::Result<Option<Option<Line>>> {
         self.next_with(|line| match run_prefix(line) {
             Some((Event::Started, _, b"}\n")) => Some(None),
-            _ => Line::canonical(line).or_else(|| read(line)).map(Some),
+            _ => read_line(line).map(Some),
         })
     }
 
@@ -651,6 +651,11 @@ fn whole_line<T>(line: &[u8], read: impl FnOnce(&[u8]) -> Option<T>) -> Option<T
         return None;
     }
     read(line)
+}
+
+/// A journal line's bytes read as a [`Line`]: by [`Line::canonical`], else as JSON.
+fn read_line(bytes: &[u8]) -> Option<Line> {
+    Line::canonical(bytes).or_else(|| read(bytes))
 }
 
 /// A line read as `T`, if it is one. Valid UTF-8 is checked once, in bulk, rather than string by
