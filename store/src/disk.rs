@@ -7,13 +7,14 @@
 //! FIFO cannot hang a batch), and an agent-memory directory that is a link is refused.
 
 use std::io;
+use std::os::fd::AsFd;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
 use planrun_converter::residue::RESIDUE_DIR;
 
-use crate::fsio::{changed_while_read, write_atomic, Dir, TempNamer};
+use crate::fsio::{changed_while_read, write_atomic, Dir, FileType, TempNamer};
 use crate::names::is_run_file_name;
 use crate::outcome::Class;
 use crate::outcome::{Failure, FailureKind};
@@ -189,37 +190,82 @@ pub fn list_store(dir: &Path) -> io::Result<Listing> {
     // Names go straight into their list, sorted there: a sorted copy of all entries first
     // doubled the names of a store of 100,000 runs.
     let mut listing = Listing::default();
-    for entry in std::fs::read_dir(dir)? {
-        let entry = entry?;
-        let kind = entry.file_type()?;
-        let text = match entry.file_name().into_string() {
-            Ok(text) => text,
-            Err(name) => {
-                listing
-                    .ignored
-                    .push((dir.join(name), "the name is not UTF-8".to_owned()));
-                continue;
-            }
+    let fd = crate::fsio::open_dir_at(rustix::fs::CWD, dir)?;
+    crate::fsio::each_entry(fd.as_fd(), |name, kind| {
+        let Ok(text) = name.to_str() else {
+            let name = std::ffi::OsStr::from_bytes(name.to_bytes());
+            listing
+                .ignored
+                .push((dir.join(name), "the name is not UTF-8".to_owned()));
+            return Ok(());
         };
-        if is_run_file_name(&text) {
-            listing.runs.push(&text);
-        } else if kind.is_symlink() {
+        if is_run_file_name(text) {
+            listing.runs.push(text);
+        } else if kind == FileType::Symlink {
             listing.ignored.push((
                 dir.join(text),
                 "a symlink: symlinks are never followed".to_owned(),
             ));
-        } else if !kind.is_file() && !kind.is_dir() {
+        } else if !matches!(kind, FileType::RegularFile | FileType::Directory) {
             listing
                 .ignored
                 .push((dir.join(text), "not a regular file".to_owned()));
-        } else if kind.is_file() && text.ends_with(".json") {
-            listing.documents.push(&text);
+        } else if kind == FileType::RegularFile && text.ends_with(".json") {
+            listing.documents.push(text);
         }
-    }
+        Ok(())
+    })?;
     listing.runs.sort();
     listing.documents.sort();
     listing
         .ignored
         .sort_unstable_by(|a, b| a.0.as_os_str().as_bytes().cmp(b.0.as_os_str().as_bytes()));
     Ok(listing)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_listing_takes_runs_and_documents_and_says_why_it_passes_over_the_rest() {
+        let dir = tempfile::tempdir().unwrap();
+        let at = |name: &str| dir.path().join(name);
+        let run = "prun-0ae60cd0-eabe-44be-87d5-dff710918009.json";
+        for name in [run, "wkfl-1.json", "plan-1.json", "zoë.json", "notes.txt"] {
+            std::fs::write(at(name), b"{}").unwrap();
+        }
+        // A run's name is a run whatever its type (rejected later, never skipped); an agent-memory
+        // directory is not listed.
+        std::fs::create_dir(at("pr-2.json")).unwrap();
+        std::fs::create_dir(at("prun-0ae60cd0-eabe-44be-87d5-dff710918009")).unwrap();
+        std::os::unix::fs::symlink(at("plan-1.json"), at("link.json")).unwrap();
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            at("fifo.json").as_path(),
+            rustix::fs::FileType::Fifo,
+            rustix::fs::Mode::from(0o644),
+            0,
+        )
+        .unwrap();
+        let not_utf8 = std::ffi::OsStr::from_bytes(b"caf\xe9.json");
+        std::fs::write(dir.path().join(not_utf8), b"{}").unwrap();
+
+        let listing = list_store(dir.path()).unwrap();
+        let runs: Vec<String> = listing.runs.iter().map(|n| n.to_string()).collect();
+        assert_eq!(runs, ["pr-2.json", run, "wkfl-1.json"]);
+        let documents: Vec<String> = listing.documents.iter().map(|n| n.to_string()).collect();
+        assert_eq!(documents, ["plan-1.json", "zoë.json"]);
+        assert_eq!(
+            listing.ignored,
+            [
+                (dir.path().join(not_utf8), "the name is not UTF-8".to_owned()),
+                (at("fifo.json"), "not a regular file".to_owned()),
+                (
+                    at("link.json"),
+                    "a symlink: symlinks are never followed".to_owned()
+                ),
+            ]
+        );
+    }
 }

@@ -346,30 +346,77 @@ pub(crate) fn try_lock(file: &File) -> io::Result<bool> {
     }
 }
 
+/// The kind of a directory entry, as [`each_entry`] gives it.
+pub(crate) use rustix::fs::FileType;
+
+/// Calls `each` with the name and kind of every entry of the directory `dir` but `.` and
+/// `..`, in the order the file system gives them. The entries are read with `getdents64` into
+/// one buffer, where `std::fs::read_dir` allocates twice an entry: a store's directory holds an
+/// entry per run, and every pass lists it. An entry that vanishes before its kind is known (on
+/// a file system that does not say it while listing) is passed over, as if listed later.
+pub(crate) fn each_entry(
+    dir: BorrowedFd<'_>,
+    mut each: impl FnMut(&std::ffi::CStr, FileType) -> io::Result<()>,
+) -> io::Result<()> {
+    let mut buf = Vec::with_capacity(1 << 16);
+    let mut entries = fs::RawDir::new(dir, buf.spare_capacity_mut());
+    while let Some(entry) = entries.next() {
+        let entry = entry?;
+        let name = entry.file_name();
+        if name == c"." || name == c".." {
+            continue;
+        }
+        let kind = match entry.file_type() {
+            FileType::Unknown => match fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW) {
+                Ok(stat) => FileType::from_raw_mode(stat.st_mode),
+                Err(Errno::NOENT) => continue,
+                Err(errno) => return Err(errno.into()),
+            },
+            kind => kind,
+        };
+        each(name, kind)?;
+    }
+    Ok(())
+}
+
+/// Opens the directory `name` in `dir` (or the path `name` when `dir` is [`fs::CWD`]) to be
+/// listed, without following a symlink.
+pub(crate) fn open_dir_at(
+    dir: BorrowedFd<'_>,
+    name: impl rustix::path::Arg,
+) -> io::Result<OwnedFd> {
+    Ok(fs::openat(
+        dir,
+        name,
+        OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+        Mode::empty(),
+    )?)
+}
+
 /// Removes the temp files whose name starts with `prefix` from `dst` and every directory below
 /// it (agent-memory directories, `.planrun/` and its residues); returns how many it removed.
 pub(crate) fn remove_temps(dst: &Path, prefix: &str) -> io::Result<usize> {
+    remove_temps_in(open_dir_at(fs::CWD, dst)?.as_fd(), prefix.as_bytes())
+}
+
+fn remove_temps_in(dir: BorrowedFd<'_>, prefix: &[u8]) -> io::Result<usize> {
     let mut removed = 0;
-    for entry in std::fs::read_dir(dst)? {
-        let entry = entry?;
-        let kind = entry.file_type()?;
-        if kind.is_file()
-            && entry
-                .file_name()
-                .to_str()
-                .is_some_and(|n| n.starts_with(prefix))
-        {
-            std::fs::remove_file(entry.path())?;
-            removed += 1;
-        } else if kind.is_dir() {
+    each_entry(dir, |name, kind| {
+        match kind {
+            FileType::RegularFile if name.to_bytes().starts_with(prefix) => {
+                fs::unlinkat(dir, name, AtFlags::empty())?;
+                removed += 1;
+            }
             // A run's directory the catch-up removed meanwhile (its run left SRC) holds nothing.
-            match remove_temps(&entry.path(), prefix) {
-                Ok(n) => removed += n,
+            FileType::Directory => match open_dir_at(dir, name) {
+                Ok(sub) => removed += remove_temps_in(sub.as_fd(), prefix)?,
                 Err(err) if err.kind() == io::ErrorKind::NotFound => {}
                 Err(err) => return Err(err),
-            }
+            },
+            _ => {}
         }
-    }
+        Ok(())
+    })?;
     Ok(removed)
 }
 
