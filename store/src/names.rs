@@ -73,8 +73,17 @@ impl Name<'_> {
     pub fn as_str(&self) -> &str {
         match &self.0 {
             Repr::Text(text) => text,
-            Repr::Packed { text, len } => std::str::from_utf8(&text[..usize::from(*len)])
+            Repr::Packed { .. } => std::str::from_utf8(self.as_bytes())
                 .expect("a packed name is a UTF-8 head and ASCII"),
+        }
+    }
+
+    /// The name's text as bytes, without checking again that a rebuilt name is UTF-8: names
+    /// are compared with the runs a journal names once or twice a line.
+    pub fn as_bytes(&self) -> &[u8] {
+        match &self.0 {
+            Repr::Text(text) => text.as_bytes(),
+            Repr::Packed { text, len } => &text[..usize::from(*len)],
         }
     }
 }
@@ -107,7 +116,7 @@ impl std::fmt::Debug for Name<'_> {
 
 impl PartialEq for Name<'_> {
     fn eq(&self, other: &Self) -> bool {
-        self.as_str() == other.as_str()
+        self.as_bytes() == other.as_bytes()
     }
 }
 
@@ -115,13 +124,13 @@ impl Eq for Name<'_> {}
 
 impl PartialEq<str> for Name<'_> {
     fn eq(&self, other: &str) -> bool {
-        self.as_str() == other
+        self.as_bytes() == other.as_bytes()
     }
 }
 
 impl PartialEq<&str> for Name<'_> {
     fn eq(&self, other: &&str) -> bool {
-        self.as_str() == *other
+        self.as_bytes() == other.as_bytes()
     }
 }
 
@@ -232,12 +241,32 @@ impl Names {
         );
     }
 
-    /// Puts the names in byte order.
+    /// Puts the names in byte order. Each is sorted with the first 16 bytes of its text, which
+    /// decide almost every comparison of a store's names alone (a run's head and a dozen digits
+    /// of its UUID); only names that share them are compared whole.
     pub fn sort(&mut self) {
         let blocks = &self.blocks;
-        self.spans
-            .sort_unstable_by(|a, b| Self::compare(blocks, *a, *b));
+        let mut keyed: Vec<(u128, u64)> = self
+            .spans
+            .iter()
+            .map(|&span| (Self::text_start(blocks, span), span))
+            .collect();
+        keyed.sort_unstable_by(|a, b| a.0.cmp(&b.0).then_with(|| Self::compare(blocks, a.1, b.1)));
+        for (slot, (_, span)) in self.spans.iter_mut().zip(keyed) {
+            *slot = span;
+        }
         self.spans.shrink_to_fit();
+    }
+
+    /// The first 16 bytes of the text of the name `span`, zero-padded, as a number that orders
+    /// as they do: no name holds a NUL, so a shorter name sorts before the longer ones it starts.
+    fn text_start(blocks: &[Vec<u8>], span: u64) -> u128 {
+        let name = Self::name(blocks, span);
+        let text = name.as_bytes();
+        let mut start = [0u8; 16];
+        let n = text.len().min(16);
+        start[..n].copy_from_slice(&text[..n]);
+        u128::from_be_bytes(start)
     }
 
     /// The bytes a name is kept as, and whether they are packed.
@@ -281,7 +310,10 @@ impl Names {
         (y, y_packed): (&[u8], bool),
         texts: impl FnOnce() -> std::cmp::Ordering,
     ) -> std::cmp::Ordering {
-        if !x_packed && !y_packed {
+        // Two texts, or two packed names of one length (heads of one length: the first byte
+        // where they differ lies in the heads, which are text, or in the UUIDs, which sort as
+        // their text), compare as their bytes.
+        if x_packed == y_packed && (!x_packed || x.len() == y.len()) {
             return x.cmp(y);
         }
         let x_head = if x_packed { &x[..x.len() - 16] } else { x };

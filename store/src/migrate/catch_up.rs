@@ -18,7 +18,7 @@ use super::feed::lock;
 use super::finals::InJournalOrder;
 use super::journal::{ErrorRecord, Event, Line, MemoryRecord, Reader};
 use super::report::Builder;
-use super::{check_output, content_hash, feed, io_err, Ctx, FinalLines, MigrateError};
+use super::{check_output, content_hash, feed, io_err, Ctx, Fast, FinalLines, MigrateError};
 use crate::fsio::Dir;
 use crate::stamp::{Input, Stamp};
 
@@ -615,7 +615,7 @@ fn input_changed(now: Option<Option<Stamp>>, input: &Input, read_at: i64) -> boo
 /// The stamps of SRC's shared files (plans, end users) as this pass found them: each is taken
 /// once, not once for every run that names the file.
 #[derive(Default)]
-pub(super) struct SharedStamps(Mutex<HashMap<String, Option<Option<Stamp>>>>);
+pub(super) struct SharedStamps(Mutex<HashMap<String, Option<Option<Stamp>>, Fast>>);
 
 impl SharedStamps {
     /// The stamp of `path` in `src` (`Some(None)` for a missing file, `None` when it cannot be

@@ -2,6 +2,7 @@
 //! line of every run, found by reading the lines' tags (event and run) only.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::path::Path;
 
 use xxhash_rust::xxh3::xxh3_64;
@@ -152,7 +153,29 @@ impl<'a> FinalLines<'a> {
 /// cost a binary search of the listing: half of a no-op resume's reading of the tags, at about
 /// sixteen bytes a run.
 #[derive(Debug)]
-struct ByName(HashMap<u64, u32>);
+struct ByName(HashMap<u64, u32, BuildHasherDefault<Prehashed>>);
+
+/// The hasher of a map whose keys are hashes already: it passes a `u64` key through, where
+/// SipHash of it cost as much as the name's own hash.
+#[derive(Default)]
+struct Prehashed(u64);
+
+impl Hasher for Prehashed {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        // Only `write_u64` is called for a `u64` key; any other key is folded in all the same.
+        for &byte in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(byte);
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
+}
 
 impl ByName {
     /// In the map: two runs whose names have the same hash (or a place beyond `u32`), looked up
@@ -160,7 +183,8 @@ impl ByName {
     const SHARED: u32 = u32::MAX;
 
     fn of(runs: &Names) -> Self {
-        let mut places = HashMap::with_capacity(runs.len());
+        let mut places =
+            HashMap::with_capacity_and_hasher(runs.len(), BuildHasherDefault::default());
         for (at, name) in runs.iter().enumerate() {
             let place = u32::try_from(at).unwrap_or(Self::SHARED);
             places
@@ -177,7 +201,7 @@ impl ByName {
             Self::SHARED => runs.position(run),
             place => {
                 let at = place as usize;
-                (runs.get(at).as_str() == run).then_some(at)
+                (runs.get(at) == run).then_some(at)
             }
         }
     }
@@ -235,7 +259,7 @@ mod tests {
         }
         // A name whose hash is taken by a listed run's is not taken for it.
         let listed = xxh3_64(names[2].as_bytes());
-        let collision = ByName(HashMap::from([(listed, 0)]));
+        let collision = ByName([(listed, 0)].into_iter().collect());
         assert_eq!(collision.find(&runs, names[2]), None);
     }
 }

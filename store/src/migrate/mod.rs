@@ -123,6 +123,10 @@ pub enum MigrateError {
     Cancelled,
 }
 
+/// The hasher of the maps keyed by the journal's texts (report counts, shared files' paths):
+/// a lookup or two per run, where SipHash showed in the profile; the keys are the journal's own.
+type Fast = xxhash_rust::xxh3::Xxh3DefaultBuilder;
+
 fn io_err(what: &'static str, path: &Path) -> impl FnOnce(io::Error) -> MigrateError {
     let path = path.to_owned();
     move |source| MigrateError::Io { what, path, source }

@@ -9,16 +9,11 @@ use std::path::Path;
 
 use indexmap::{IndexMap, IndexSet};
 use serde::{Deserialize, Serialize};
-use xxhash_rust::xxh3::Xxh3DefaultBuilder;
 
 use super::journal::Line;
-use super::Shard;
+use super::{Fast, Shard};
 use crate::Class;
 use planrun_converter::report::EntryKind;
-
-/// The hasher of the report's count maps: one insert or lookup per run and entry kind, and
-/// SipHash showed in the profile; the keys are the journal's own texts.
-type Fast = Xxh3DefaultBuilder;
 
 /// Counts by name, in first-seen order.
 pub type Counts = IndexMap<String, u64, Fast>;
