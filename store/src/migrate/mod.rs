@@ -158,11 +158,8 @@ struct Ctx<'a> {
 /// Migrates a store (see the module docs).
 pub fn migrate(opts: &Options, progress: &dyn Progress) -> Result<Summary, MigrateError> {
     let (src, dst) = check_paths(opts)?;
-    let Listed {
-        listing,
-        strangers,
-        mine,
-    } = list_src(opts, &src)?;
+    let Listed { mut listing, mine } = list_src(opts, &src)?;
+    let documents = std::mem::take(&mut listing.documents);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(opts.jobs)
         .thread_name(|i| format!("planrun-migrate-{i}"))
@@ -193,10 +190,16 @@ pub fn migrate(opts: &Options, progress: &dyn Progress) -> Result<Summary, Migra
     for (path, reason) in &listing.ignored {
         builder.ignore(path, reason);
     }
-    for (name, why) in strangers {
-        builder.ignore(&src.join(name), &why);
-    }
+    // SRC's JSON files that are no Portia document, each with why.
+    let strangers = |documents: &Names| match opts.target {
+        Target::V2 => not_documents(&DiskStore::new(&src), documents, opts.shard),
+        // A HEAD store's copy of the documents lists these itself (`head::copy_documents`).
+        Target::Head => Vec::new(),
+    };
     if opts.dry_run {
+        for (name, why) in strangers(&documents) {
+            builder.ignore(&src.join(name), &why);
+        }
         let journal_path = dst.join(CONTROL_DIR).join(journal_name(opts.shard));
         let todo = if opts.resume && journal_path.is_file() {
             // What a catch-up would do, without writing: only the runs it would convert.
@@ -225,7 +228,23 @@ pub fn migrate(opts: &Options, progress: &dyn Progress) -> Result<Summary, Migra
         dst_dir: &dst_dir,
         progress,
     };
-    let start = start_pass(&mut ctx, &pass, &mut journal, &mut builder, resumed)?;
+    // The store's other files are read beside the start of the pass (a resume's catch-up, whose
+    // first reading of the journal leaves a core partly idle).
+    let (strangers, start) = std::thread::scope(|scope| {
+        let strangers = scope.spawn(|| strangers(&documents));
+        let start = start_pass(&mut ctx, &pass, &mut journal, &mut builder, resumed);
+        (joined(strangers), start)
+    });
+    let start = start?;
+    for (name, why) in strangers {
+        builder.ignore(&src.join(name), &why);
+    }
+    // Only a HEAD store copies the store's other documents; a V2 store reads plans and end users
+    // by the ids its runs name, so their names (2 MB at 100,000 runs) are not kept.
+    let documents = match opts.target {
+        Target::Head => documents,
+        Target::V2 => Names::default(),
+    };
     let todo = match &start.done {
         Some(done) => {
             let undone: Vec<usize> = mine.iter().copied().filter(|&i| !done[i]).collect();
@@ -238,7 +257,7 @@ pub fn migrate(opts: &Options, progress: &dyn Progress) -> Result<Summary, Migra
     convert_all(&ctx, opts, &todo, &pool, &mut journal, &dst_dir, progress)?;
     drop(todo);
     if opts.target == Target::Head {
-        copy_head_documents(&ctx, &pass, &listing.documents, &mut journal, &mut builder)?;
+        copy_head_documents(&ctx, &pass, &documents, &mut journal, &mut builder)?;
     }
     if opts.durability == Durability::Chunks {
         crate::fsio::syncfs(&dst_dir).map_err(io_err("cannot sync", &dst))?;
@@ -283,40 +302,31 @@ fn check_paths(opts: &Options) -> Result<(PathBuf, PathBuf), MigrateError> {
 /// SRC as a pass lists it.
 struct Listed {
     listing: Listing,
-    /// SRC's JSON files that are no Portia document, each with why.
-    strangers: Vec<(String, String)>,
     /// The places of the shard's runs in the listing, ascending.
     mine: Vec<usize>,
 }
 
 /// Lists SRC; a SRC without a run file is a usage error.
 fn list_src(opts: &Options, src: &Path) -> Result<Listed, MigrateError> {
-    let mut listing = list_store(src).map_err(io_err("cannot list SRC", src))?;
+    let listing = list_store(src).map_err(io_err("cannot list SRC", src))?;
     if listing.runs.is_empty() {
         // Most likely a wrong SRC (a store's parent, a fresh directory): migrating it would make
         // an empty DST and say "0 runs", which reads as success.
         return Err(MigrateError::Usage(no_run_files(src)));
-    }
-    // A HEAD store's copy of the documents lists these itself (`head::copy_documents`).
-    let strangers = match opts.target {
-        Target::V2 => not_documents(&DiskStore::new(src), &listing.documents, opts.shard),
-        Target::Head => Vec::new(),
-    };
-    if opts.target != Target::Head {
-        // Only a HEAD store copies the store's other documents; a V2 store reads plans and end
-        // users by the ids its runs name, so their names (2 MB at 100,000 runs) are not kept.
-        listing.documents = Names::default();
     }
     let mut mine: Vec<usize> = (0..listing.runs.len())
         .filter(|&i| opts.shard.is_none_or(|s| s.owns(&listing.runs.get(i))))
         .collect();
     // Kept to the end of the migration: no slack left from growing it.
     mine.shrink_to_fit();
-    Ok(Listed {
-        listing,
-        strangers,
-        mine,
-    })
+    Ok(Listed { listing, mine })
+}
+
+/// The thread's result, or its panic raised here.
+fn joined<T>(thread: std::thread::ScopedJoinHandle<'_, T>) -> T {
+    thread
+        .join()
+        .unwrap_or_else(|payload| std::panic::resume_unwind(payload))
 }
 
 /// The shard's journal, created for a fresh migration or reopened (and locked) for a resume of
@@ -419,10 +429,7 @@ fn start_pass<'a>(
                 pool,
                 Some(&mut *builder),
             );
-            let temps = temps
-                .join()
-                .unwrap_or_else(|payload| std::panic::resume_unwind(payload));
-            (temps, found)
+            (joined(temps), found)
         });
         start.temps_removed =
             temps.map_err(io_err("cannot remove stale temp files in", &ctx.dst))?;
