@@ -259,7 +259,10 @@ mod tests {
         assert_eq!(
             listing.ignored,
             [
-                (dir.path().join(not_utf8), "the name is not UTF-8".to_owned()),
+                (
+                    dir.path().join(not_utf8),
+                    "the name is not UTF-8".to_owned()
+                ),
                 (at("fifo.json"), "not a regular file".to_owned()),
                 (
                     at("link.json"),
