@@ -8,6 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
+use super::feed::joined;
 use super::journal::{Event, Line, MemoryRecord, Writer};
 use super::options::{Options, Progress, Summary, Target};
 use super::order::{self, Ordered};
@@ -114,9 +115,7 @@ pub(super) fn convert_all(
             stopped = Err(MigrateError::Cancelled);
         }
         drop(sender);
-        let committed = committer
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        let committed = joined(committer);
         committed.and(stopped)
     })
 }

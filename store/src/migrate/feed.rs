@@ -117,15 +117,20 @@ pub(crate) fn fed_by<B: Send, A: Default + Send, P>(
             let _ = sender.send(batch);
         });
         drop(sender);
-        let folded = consumers
-            .join()
-            .unwrap_or_else(|payload| panic::resume_unwind(payload));
+        let folded = joined(consumers);
         (produced, folded)
     });
     if let Some(payload) = lock(&panicked).take() {
         panic::resume_unwind(payload);
     }
     (produced, folded)
+}
+
+/// The scoped thread's result, or its panic raised on the calling thread.
+pub(super) fn joined<T>(thread: std::thread::ScopedJoinHandle<'_, T>) -> T {
+    thread
+        .join()
+        .unwrap_or_else(|payload| panic::resume_unwind(payload))
 }
 
 /// Runs `produce` on the calling thread while `pool` judges the batches it sends, and gives
@@ -167,9 +172,7 @@ pub(crate) fn judged_in_order<I: Send + Sync, J: Send, P>(
         for done in judged {
             apply(done);
         }
-        if let Err(payload) = judging.join() {
-            panic::resume_unwind(payload);
-        }
+        joined(judging);
         produced
     })
 }

@@ -66,6 +66,7 @@ use planrun_v2::check::Checker;
 pub use self::catch_up::CatchUpCounts;
 use self::convert::{content_hash, convert_all, dry_run, ordered};
 use self::dst::{absolute, no_run_files, prepare, Start};
+use self::feed::joined;
 use self::finals::FinalLines;
 use self::journal::{Event, Line, OpenError, Writer, JOURNAL_FORMAT};
 use self::options::shard_tag;
@@ -320,13 +321,6 @@ fn list_src(opts: &Options, src: &Path) -> Result<Listed, MigrateError> {
     // Kept to the end of the migration: no slack left from growing it.
     mine.shrink_to_fit();
     Ok(Listed { listing, mine })
-}
-
-/// The thread's result, or its panic raised here.
-fn joined<T>(thread: std::thread::ScopedJoinHandle<'_, T>) -> T {
-    thread
-        .join()
-        .unwrap_or_else(|payload| std::panic::resume_unwind(payload))
 }
 
 /// The shard's journal, created for a fresh migration or reopened (and locked) for a resume of
