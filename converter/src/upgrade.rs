@@ -484,13 +484,8 @@ fn end_user(
             )))
         }
         Some(stored) => {
-            report.push(
-                EntryKind::Moved,
-                Some("/end_user".into()),
-                Some("/end_user".into()),
-                renames::V2_END_USER_ID.note,
-                None,
-            );
+            let row = &renames::V2_END_USER_ID;
+            report.push_mapping(EntryKind::Moved, row, "", row.note);
             planrun_v2::EndUser {
                 external_id: stored.external_id.clone(),
                 name: stored.name.clone(),

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use planrun_converter::chain::to_r6;
 use planrun_converter::diff::diff;
 use planrun_converter::downgrade::downgrade;
+use planrun_converter::renames::{self, Op};
 use planrun_converter::upgrade::{upgrade, Converted, PlanSource, Sources};
 use planrun_converter::{EntryKind, LossReport};
 use planrun_legacy::{parse, DocKind, EndUser, LegacyDocument, Parsed, Plan};
@@ -92,6 +93,37 @@ fn covered(report: &LossReport, r6_pointer: &str) -> bool {
         })
 }
 
+/// Whether `path` is the JSON pointer `prefix` or lies under it.
+fn within(path: &str, prefix: &str) -> bool {
+    path.strip_prefix(prefix)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+}
+
+/// An entry that cites a mapping row of the rename table (its note holds the row's) moves data
+/// from within the row's source to within its target, so the table and the reports never drift.
+fn entries_stay_within_their_rows(report: &LossReport) -> Result<(), String> {
+    for entry in &report.entries {
+        for row in renames::TABLE {
+            let Op::Mapping { from, to } = row.op else {
+                continue;
+            };
+            if !entry.note.contains(row.note) {
+                continue;
+            }
+            let outside = |at: &Option<String>, prefix: &str| {
+                at.as_deref().is_some_and(|p| !within(p, prefix))
+            };
+            if outside(&entry.from, from) || outside(&entry.to, to) {
+                return Err(format!(
+                    "entry {:?} {:?} -> {:?} cites row {} ({from} -> {to}) but lies outside it",
+                    entry.kind, entry.from, entry.to, row.id
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Law 3 for one run of a store (every difference between `downgrade(upgrade(run))` and the run
 /// brought to R6 is named by the loss report), and law 2 through the run (the plan comes back
 /// exactly): upgrade, check the V2 document reads back, downgrade, compare.
@@ -114,6 +146,7 @@ pub(crate) fn check_law3(
         agent_memory: None,
     };
     let converted = upgrade(&sources).map_err(|e| e.to_string())?;
+    entries_stay_within_their_rows(&converted.report)?;
     let text = serde_json::to_string_pretty(&converted.run).unwrap();
     let reread: planrun_v2::PlanRunV2 =
         serde_json::from_str(&text).map_err(|e| format!("V2 does not read back: {e}"))?;
