@@ -313,7 +313,7 @@ impl Line {
     /// another order, a number the writer would not write): those are read as JSON. It accepts
     /// only the bytes the writer writes for the line it returns, so its verdict is serde_json's.
     pub fn canonical(bytes: &[u8]) -> Option<Line> {
-        let text = std::str::from_utf8(bytes).ok()?;
+        let text = simdutf8::basic::from_utf8(bytes).ok()?;
         let mut at = Canonical(text.strip_prefix("{\"event\":")?);
         let event = at.word()?;
         let event = Event::ALL.into_iter().find(|e| e.as_str() == event)?;
@@ -446,31 +446,15 @@ impl<'a> Canonical<'a> {
         self.word().map(str::to_owned)
     }
 
-    /// An integer as `itoa` writes a `u64`: digits, no leading zero; read in one pass over
-    /// its digits, of which only a twentieth can overflow.
+    /// An integer as `itoa` writes a `u64`: digits, no leading zero.
     fn int(&mut self) -> Option<u64> {
-        /// Any number of this many digits fits in a `u64`.
-        const SAFE: usize = 19;
         let bytes = self.0.as_bytes();
-        let mut n = 0u64;
-        let mut digits = 0;
-        for &byte in bytes {
-            let digit = u64::from(byte.wrapping_sub(b'0'));
-            if digit > 9 {
-                break;
-            }
-            n = if digits < SAFE {
-                n * 10 + digit
-            } else {
-                n.checked_mul(10)?.checked_add(digit)?
-            };
-            digits += 1;
-        }
+        let (n, digits) = leading_digits(bytes);
         if digits == 0 || (digits > 1 && bytes[0] == b'0') {
             return None;
         }
         self.0 = &self.0[digits..];
-        Some(n)
+        n
     }
 
     /// `true` or `false`.
@@ -534,6 +518,55 @@ impl<'a> Canonical<'a> {
             self.tag(",")?;
         }
     }
+}
+
+/// The ASCII digits `bytes` starts with: their value (`None` past `u64::MAX`) and how many.
+/// Most journal numbers are nanosecond times of 19 digits, so up to 19 are found and read eight
+/// bytes at a time (where eight more bytes can be read); longer ones one by one, with checks.
+fn leading_digits(bytes: &[u8]) -> (Option<u64>, usize) {
+    const ZEROS: u64 = 0x3030_3030_3030_3030;
+    const POW10: [u64; 8] = [1, 10, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000];
+    let mut n = 0u64;
+    let mut at = 0;
+    while let Some(chunk) = bytes.get(at..at + 8) {
+        let chunk = u64::from_le_bytes(chunk.try_into().expect("eight bytes"));
+        // A byte's high bit is set unless it is a digit; the lowest such byte is exact (a
+        // carry only runs from a byte already marked into the ones after it).
+        let offset = chunk ^ ZEROS;
+        let not_digit =
+            (offset.wrapping_add(0x7676_7676_7676_7676) | offset) & 0x8080_8080_8080_8080;
+        let digits = (not_digit.trailing_zeros() / 8) as usize;
+        // After 16 digits, 3 more fit in a `u64` whatever they are; a 20th may not.
+        if at == 16 && digits > 3 {
+            break;
+        }
+        if digits == 8 {
+            n = n * 100_000_000 + eight_digits(chunk);
+            at += 8;
+            continue;
+        }
+        if digits > 0 {
+            // The digits moved to the chunk's end, after zeros: the same value, read as eight.
+            let padded = (chunk << (8 * (8 - digits))) | (ZEROS >> (8 * digits));
+            n = n * POW10[digits] + eight_digits(padded);
+        }
+        return (Some(n), at + digits);
+    }
+    let mut value = Some(n);
+    while let Some(digit) = bytes.get(at).filter(|b| b.is_ascii_digit()) {
+        value = value.and_then(|n| n.checked_mul(10)?.checked_add(u64::from(digit - b'0')));
+        at += 1;
+    }
+    (value, at)
+}
+
+/// The value of eight ASCII digits read as a little-endian word (the first digit in its lowest
+/// byte), in three multiplications: digits combined in pairs, then fours, then eights.
+fn eight_digits(chunk: u64) -> u64 {
+    let v = chunk - 0x3030_3030_3030_3030;
+    let v = (v * 10 + (v >> 8)) & 0x00ff_00ff_00ff_00ff;
+    let v = (v * 100 + (v >> 16)) & 0x0000_ffff_0000_ffff;
+    (v * 10_000 + (v >> 32)) & 0xffff_ffff
 }
 
 /// Reads a journal line by line, stopping at the first torn or invalid line. Reads a file by
@@ -661,7 +694,7 @@ fn read_line(bytes: &[u8]) -> Option<Line> {
 /// A line read as `T`, if it is one. Valid UTF-8 is checked once, in bulk, rather than string by
 /// string; anything else is read as bytes, for the verdict serde_json gives them.
 fn read<T: DeserializeOwned>(line: &[u8]) -> Option<T> {
-    match std::str::from_utf8(line) {
+    match simdutf8::basic::from_utf8(line) {
         Ok(text) => serde_json::from_str(text).ok(),
         Err(_) => serde_json::from_slice(line).ok(),
     }
@@ -897,6 +930,45 @@ mod tests {
                 }),
             0..3,
         )
+    }
+
+    /// The numbers at the edges of the word-at-a-time reading: 16, 19 and 20 digits, the
+    /// largest `u64` and one past it.
+    #[test]
+    fn leading_digits_at_the_edges_of_a_word_and_of_u64() {
+        let cases: [(&str, Option<u64>, usize); 6] = [
+            ("1234567890123456,\"x\":1", Some(1_234_567_890_123_456), 16),
+            ("1796647498507557832}", Some(1_796_647_498_507_557_832), 19),
+            (
+                "1796647498507557832,\"outputs\":[]",
+                Some(1_796_647_498_507_557_832),
+                19,
+            ),
+            ("18446744073709551615,\"a\"", Some(u64::MAX), 20),
+            ("18446744073709551616,\"a\"", None, 20),
+            ("7", Some(7), 1),
+        ];
+        for (text, value, digits) in cases {
+            assert_eq!(leading_digits(text.as_bytes()), (value, digits), "{text}");
+        }
+    }
+
+    proptest! {
+        /// The word-at-a-time reading of a number's digits agrees with reading them one by one,
+        /// whatever follows them and however close the line's end is.
+        #[test]
+        fn leading_digits_read_as_one_by_one_does(
+            digits in "[0-9]{0,24}",
+            tail in proptest::collection::vec(any::<u8>(), 0..10),
+        ) {
+            let mut bytes = digits.into_bytes();
+            bytes.extend(tail);
+            let count = bytes.iter().take_while(|b| b.is_ascii_digit()).count();
+            let value = bytes[..count].iter().try_fold(0u64, |n, &b| {
+                n.checked_mul(10)?.checked_add(u64::from(b - b'0'))
+            });
+            prop_assert_eq!(leading_digits(&bytes), (value, count));
+        }
     }
 
     proptest! {
