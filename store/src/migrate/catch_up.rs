@@ -122,13 +122,13 @@ enum Item {
     Listed {
         at: usize,
         index: u64,
-        line: Line,
+        line: Box<Line>,
         trust: Trust,
     },
     /// The last final line of a run gone from SRC.
-    Gone(Line),
+    Gone(Box<Line>),
     /// Loss-report entries that later lines name.
-    Defines(Line),
+    Defines(Box<Line>),
 }
 
 /// What becomes of a listed run.
@@ -302,7 +302,7 @@ fn judge_journal<'a>(
 
 /// The item to judge for the journal's line `index`, if it settles a run or defines entries.
 fn to_judge(
-    line: Line,
+    line: Box<Line>,
     index: u64,
     finals: &FinalLines<'_>,
     settling: &mut InJournalOrder<'_, '_>,
@@ -353,7 +353,7 @@ fn settle(
             Judged::Listed(verdict),
         ) => settle_listed(found, at, index, line, verdict, report),
         (Item::Gone(line), Judged::Gone(Some(gone))) => {
-            return settle_gone(ctx, found, line, gone, apply)
+            return settle_gone(ctx, found, *line, gone, apply)
         }
         (Item::Defines(line), _) => {
             if let (Some(report), Some(key), Some(counts)) = (report, &line.key, &line.entries) {
@@ -401,11 +401,11 @@ fn settle_listed(
     found: &mut CatchUp<'_>,
     at: usize,
     index: u64,
-    line: Line,
+    line: Box<Line>,
     verdict: Verdict,
     report: Option<&mut Builder>,
 ) {
-    let run = line.run.clone().unwrap_or_default();
+    let run = line.run.as_deref().unwrap_or_default();
     let counts = &mut found.counts;
     match verdict {
         Verdict::UpToDate => {
@@ -425,22 +425,22 @@ fn settle_listed(
         }
         Verdict::Changed => {
             counts.changed += 1;
-            counts.note("changed", &run);
+            counts.note("changed", run);
         }
         Verdict::New => {
             counts.new += 1;
-            counts.note("new", &run);
+            counts.note("new", run);
         }
         Verdict::Retried => {
             counts.retried += 1;
-            counts.note("retried", &run);
+            counts.note("retried", run);
         }
         Verdict::Conflict(file, inputs_changed) => {
             counts.conflicts += 1;
-            counts.note("conflicts", &run);
+            counts.note("conflicts", run);
             found.done[at] = true;
             counts.kept.push(file.clone());
-            found.lines.push(conflict(line, &file, inputs_changed));
+            found.lines.push(conflict(*line, &file, inputs_changed));
         }
     }
 }

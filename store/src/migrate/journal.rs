@@ -621,10 +621,10 @@ impl<R: BufRead> Reader<R> {
     /// [`Reader::next_line`], but `Some(None)` for a `started` line as the writer writes it
     /// (`{"event":"started","run":"…"}`), whose bytes are checked and nothing more is built: a
     /// catch-up takes nothing from such a line that the tag pass did not.
-    pub fn next_line_unless_started(&mut self) -> io::Result<Option<Option<Line>>> {
+    pub fn next_line_unless_started(&mut self) -> io::Result<Option<Option<Box<Line>>>> {
         self.next_with(|line| match run_prefix(line) {
             Some((Event::Started, _, b"}\n")) => Some(None),
-            _ => read_line(line).map(Some),
+            _ => read_line(line).map(|line| Some(Box::new(line))),
         })
     }
 
@@ -1083,7 +1083,7 @@ mod tests {
                         let first = bytes.split_inclusive(|&b| b == b'\n').next();
                         assert_eq!(Some(started.to_jsonl().as_bytes()), first);
                     }
-                    Some(Some(line)) => assert_eq!(whole, Some(line)),
+                    Some(Some(line)) => assert_eq!(whole, Some(*line)),
                     None => assert_eq!(whole, None),
                 }
                 if let Some(fast) = Line::canonical(&bytes) {
