@@ -159,7 +159,7 @@ struct Ctx<'a> {
 /// Migrates a store (see the module docs).
 pub fn migrate(opts: &Options, progress: &dyn Progress) -> Result<Summary, MigrateError> {
     let (src, dst) = check_paths(opts)?;
-    let Listed { mut listing, mine } = list_src(opts, &src)?;
+    let (Listed { mut listing, mine }, opened) = list_and_reopen(opts, &src, &dst)?;
     let documents = std::mem::take(&mut listing.documents);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(opts.jobs)
@@ -221,7 +221,14 @@ pub fn migrate(opts: &Options, progress: &dyn Progress) -> Result<Summary, Migra
         return dry_run(&ctx, opts, &todo, &pool, builder, progress);
     }
 
-    let (mut journal, resumed) = open_journal(opts, &src, &dst)?;
+    let Opened {
+        mut journal,
+        resumed,
+        temps_removed,
+    } = match opened {
+        Some(opened) => opened,
+        None => open_journal(opts, &src, &dst)?,
+    };
     let dst_dir = File::open(&dst).map_err(io_err("cannot open", &dst))?;
     let pass = Pass {
         opts,
@@ -268,7 +275,7 @@ pub fn migrate(opts: &Options, progress: &dyn Progress) -> Result<Summary, Migra
         report,
         resumed,
         skipped,
-        temps_removed: start.temps_removed,
+        temps_removed,
         journal_cut: start.journal_cut,
         journal: Some(journal.path().to_owned()),
         report_file: Some(report_file),
@@ -323,9 +330,63 @@ fn list_src(opts: &Options, src: &Path) -> Result<Listed, MigrateError> {
     Ok(Listed { listing, mine })
 }
 
+/// SRC's listing and, for a resume of a migration whose journal has a valid header, that journal
+/// reopened ([`open_journal`]) beside the listing: its walk of DST for stale temp files reads
+/// every directory of DST, while listing SRC leaves a core idle. Errors are the listing's first.
+fn list_and_reopen(
+    opts: &Options,
+    src: &Path,
+    dst: &Path,
+) -> Result<(Listed, Option<Opened>), MigrateError> {
+    let journal_path = dst.join(CONTROL_DIR).join(journal_name(opts.shard));
+    let reopens = opts.resume
+        && !opts.dry_run
+        && journal_path.is_file()
+        && matches!(journal::read_header(&journal_path), Ok(Some(_)));
+    if !reopens {
+        return Ok((list_src(opts, src)?, None));
+    }
+    let (listed, opened) = std::thread::scope(|scope| {
+        let listed = scope.spawn(|| list_src(opts, src));
+        let opened = open_journal(opts, src, dst);
+        (joined(listed), opened)
+    });
+    Ok((listed?, Some(opened?)))
+}
+
+/// The shard's journal, open for appending and locked.
+struct Opened {
+    journal: Writer,
+    /// Whether the pass resumes an earlier migration.
+    resumed: bool,
+    /// How many stale temp files of this shard were removed from DST (on a resume).
+    temps_removed: usize,
+}
+
+/// The shard's journal, created for a fresh migration or reopened (and locked) for a resume of
+/// the same one, and then (once the lock is held) the shard's stale temp files removed.
+fn open_journal(opts: &Options, src: &Path, dst: &Path) -> Result<Opened, MigrateError> {
+    let (journal, resumed) = create_or_reopen(opts, src, dst)?;
+    let temps_removed = if resumed {
+        crate::fsio::remove_temps(dst, &shard_temp_prefix(&shard_tag(opts.shard)))
+            .map_err(io_err("cannot remove stale temp files in", dst))?
+    } else {
+        0
+    };
+    Ok(Opened {
+        journal,
+        resumed,
+        temps_removed,
+    })
+}
+
 /// The shard's journal, created for a fresh migration or reopened (and locked) for a resume of
 /// the same one; whether it resumes.
-fn open_journal(opts: &Options, src: &Path, dst: &Path) -> Result<(Writer, bool), MigrateError> {
+fn create_or_reopen(
+    opts: &Options,
+    src: &Path,
+    dst: &Path,
+) -> Result<(Writer, bool), MigrateError> {
     let control = dst.join(CONTROL_DIR);
     let journal_path = control.join(journal_name(opts.shard));
     let header = Line {
@@ -377,12 +438,10 @@ struct Pass<'p> {
 struct PassStart<'a> {
     done: Option<Vec<bool>>,
     read: Option<catch_up::ReadSoFar<'a>>,
-    temps_removed: usize,
     journal_cut: bool,
 }
 
-/// Starts a pass: for a resume, removes the shard's stale temp files, catches up with SRC and
-/// DST, and cuts a torn journal tail; then journals the session and the catch-up's removals.
+/// Starts a pass: for a resume, catches up with SRC and DST and cuts a torn journal tail; then journals the session and the catch-up's removals.
 fn start_pass<'a>(
     ctx: &mut Ctx<'a>,
     pass: &Pass<'_>,
@@ -400,34 +459,18 @@ fn start_pass<'a>(
     let mut start = PassStart {
         done: None,
         read: None,
-        temps_removed: 0,
         journal_cut: false,
     };
     let mut lines = Vec::new();
     if resumed {
-        // The walk of DST for stale temp files runs beside the catch-up, whose first reading of
-        // the journal leaves a core idle; they touch different files.
-        let shared_ctx = &*ctx;
-        let (temps, found) = std::thread::scope(|scope| {
-            let temps = scope.spawn(|| {
-                crate::fsio::remove_temps(
-                    &shared_ctx.dst,
-                    &shard_temp_prefix(&shard_tag(opts.shard)),
-                )
-            });
-            let found = catch_up::catch_up(
-                shared_ctx,
-                &journal_path,
-                opts.overwrite_changed,
-                true,
-                pool,
-                Some(&mut *builder),
-            );
-            (joined(temps), found)
-        });
-        start.temps_removed =
-            temps.map_err(io_err("cannot remove stale temp files in", &ctx.dst))?;
-        let found = found?;
+        let found = catch_up::catch_up(
+            ctx,
+            &journal_path,
+            opts.overwrite_changed,
+            true,
+            pool,
+            Some(&mut *builder),
+        )?;
         start.journal_cut = journal
             .cut_to(found.read.offset)
             .map_err(io_err("cannot write", &journal_path))?;
