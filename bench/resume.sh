@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # What a catch-up costs beside the full migration it catches up, on one generated store:
-#   bench/resume.sh [RUNS] [WORKDIR]
+#   bench/resume.sh [RUNS] [WORKDIR] [SAMPLES]
 # RUNS defaults to 100000; WORKDIR to /dev/shm/planrun-resume (in memory: the CPU). Pass a
 # directory on disk to measure there with a warm page cache (the store and DST were just
-# written, so both are cached). Prints each pass's wall time and its ratio to the full
-# migration's:
+# written, so both are cached). SAMPLES (default 3) full migrations go to as many DSTs, each of
+# which is then resumed, so each pass is timed SAMPLES times; the host is shared and one sample
+# can be a third off. Prints each pass's median wall time (and every sample) and the ratio of
+# the medians to the full migration's:
 #   * a resume with nothing to do (goal <= 0.1);
 #   * a resume after 1% of the runs were saved again with another state (goal <= 0.1 + 1%,
 #     i.e. 0.11).
@@ -27,22 +29,41 @@ wall() {
     start=$(date +%s.%N)
     "$@" >/dev/null
     end=$(date +%s.%N)
-    echo "$end - $start" | bc -l
+    printf '%.3f' "$(echo "$end - $start" | bc -l)"
 }
 
-full=$(wall "$BIN" migrate "$WORK/src" --out "$WORK/dst" --jobs 2)
+SAMPLES=${3:-3}
+
+# The median of the numbers given.
+median() {
+    printf '%s\n' "$@" | sort -g | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'
+}
+
+# Times `migrate` (with the extra arguments given) once into each DST.
+each_dst() {
+    local i times=()
+    for i in $(seq 1 "$SAMPLES"); do
+        times+=("$(wall "$BIN" migrate "$WORK/src" --out "$WORK/dst$i" --jobs 2 "$@")")
+    done
+    echo "${times[@]}"
+}
+
+read -ra fulls <<<"$(each_dst)"
 sleep 1
-noop=$(wall "$BIN" migrate "$WORK/src" --out "$WORK/dst" --jobs 2 --resume)
+read -ra noops <<<"$(each_dst --resume)"
 # Save 1% of the runs again, as the SDK would on its next step: another state.
 mapfile -t runs < <(find "$WORK/src" -maxdepth 1 \( -name 'prun-*.json' -o -name 'pr-*.json' -o -name 'wkfl-*.json' \) | sort | awk 'NR % 100 == 0')
 for run in "${runs[@]}"; do
     sed -i 's/"state": "[A-Z_]*"/"state": "FAILED"/' "$run"
 done
 sleep 1
-changed=$(wall "$BIN" migrate "$WORK/src" --out "$WORK/dst" --jobs 2 --resume)
+read -ra changeds <<<"$(each_dst --resume)"
+full=$(median "${fulls[@]}")
+noop=$(median "${noops[@]}")
+changed=$(median "${changeds[@]}")
 
-printf 'runs: %s in %s, %s saved again\n' "$RUNS" "$WORK" "${#runs[@]}"
-printf 'full migration:            %8.3f s\n' "$full"
-printf 'resume, nothing to do:     %8.3f s  ratio %.3f (goal <= 0.1)\n' "$noop" "$(echo "$noop / $full" | bc -l)"
-printf 'resume, 1%% saved again:    %8.3f s  ratio %.3f (goal <= 0.11)\n' "$changed" "$(echo "$changed / $full" | bc -l)"
+printf 'runs: %s in %s, %s saved again; medians of %s samples (all samples)\n' "$RUNS" "$WORK" "${#runs[@]}" "$SAMPLES"
+printf 'full migration:            %8.3f s                               (%s)\n' "$full" "${fulls[*]}"
+printf 'resume, nothing to do:     %8.3f s  ratio %.3f (goal <= 0.1)   (%s)\n' "$noop" "$(echo "$noop / $full" | bc -l)" "${noops[*]}"
+printf 'resume, 1%% saved again:    %8.3f s  ratio %.3f (goal <= 0.11)  (%s)\n' "$changed" "$(echo "$changed / $full" | bc -l)" "${changeds[*]}"
 rm -rf "$WORK"
