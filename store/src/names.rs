@@ -343,6 +343,25 @@ impl Names {
         Self::name(&self.blocks, self.spans[at])
     }
 
+    /// Whether the name at `at` is `text`; a packed name is compared without rebuilding its text.
+    pub fn is(&self, at: usize, text: &str) -> bool {
+        match Self::bytes(&self.blocks, self.spans[at]) {
+            (bytes, false) => bytes == text.as_bytes(),
+            (bytes, true) => {
+                let (head, uuid) = bytes.split_at(bytes.len() - 16);
+                let mut hyphenated = [0u8; 36];
+                uuid::Uuid::from_slice(uuid)
+                    .expect("16 bytes")
+                    .hyphenated()
+                    .encode_lower(&mut hyphenated);
+                text.as_bytes()
+                    .strip_prefix(head)
+                    .and_then(|rest| rest.strip_suffix(b".json"))
+                    == Some(&hyphenated[..])
+            }
+        }
+    }
+
     /// The names, in order.
     pub fn iter(&self) -> impl ExactSizeIterator<Item = Name<'_>> + '_ {
         self.spans
@@ -350,22 +369,15 @@ impl Names {
             .map(|span| Self::name(&self.blocks, *span))
     }
 
-    /// Orders the names at `a` and `b`, which are runs', by their [`run_key`].
-    fn key_order(&self, a: usize, b: usize) -> std::cmp::Ordering {
-        match (self.run_uuid(a), self.run_uuid(b)) {
-            (Some(a), Some(b)) => a.cmp(b),
-            _ => run_key(&self.get(a)).cmp(&run_key(&self.get(b))),
-        }
-    }
-
-    /// The UUID of a packed name whose head is a run prefix, whose run key is that UUID's text.
-    fn run_uuid(&self, at: usize) -> Option<&[u8]> {
+    /// The UUID of a packed name whose head is a run prefix, whose run key is that UUID's text
+    /// (a number that orders as the text does).
+    fn run_uuid(&self, at: usize) -> Option<u128> {
         let (bytes, packed) = Self::bytes(&self.blocks, self.spans[at]);
         let (head, uuid) = bytes.split_at(bytes.len().checked_sub(16).filter(|_| packed)?);
         RUN_PREFIXES
             .iter()
             .any(|prefix| prefix.as_bytes() == head)
-            .then_some(uuid)
+            .then(|| u128::from_be_bytes(uuid.try_into().expect("16 bytes")))
     }
 
     /// The place of `name`, found by binary search: the names must be sorted.
@@ -409,14 +421,23 @@ pub struct Conflicts {
 impl Conflicts {
     /// The conflicts among `sorted_runs`.
     pub fn of(sorted_runs: &Names) -> Self {
-        let mut by_key: Vec<usize> = (0..sorted_runs.len())
-            .filter(|&i| run_key(&sorted_runs.get(i)).is_some())
+        // Each run with its key's UUID where its name is packed (taken once: the sort compares
+        // numbers), else compared by its key's text.
+        let mut by_key: Vec<(Option<u128>, usize)> = (0..sorted_runs.len())
+            .filter_map(|i| match sorted_runs.run_uuid(i) {
+                Some(uuid) => Some((Some(uuid), i)),
+                None => run_key(&sorted_runs.get(i)).map(|_| (None, i)),
+            })
             .collect();
+        let order = |a: &(Option<u128>, usize), b: &(Option<u128>, usize)| match (a.0, b.0) {
+            (Some(x), Some(y)) => x.cmp(&y),
+            _ => run_key(&sorted_runs.get(a.1)).cmp(&run_key(&sorted_runs.get(b.1))),
+        };
         // Stable: runs of one key stay in their order, the winner first.
-        by_key.sort_by(|&a, &b| sorted_runs.key_order(a, b));
+        by_key.sort_by(order);
         let mut losers = Vec::new();
-        for group in by_key.chunk_by(|&a, &b| sorted_runs.key_order(a, b).is_eq()) {
-            losers.extend(group[1..].iter().map(|&loser| (loser, group[0])));
+        for group in by_key.chunk_by(|a, b| order(a, b).is_eq()) {
+            losers.extend(group[1..].iter().map(|&(_, loser)| (loser, group[0].1)));
         }
         losers.sort_unstable();
         Conflicts { losers }
@@ -588,6 +609,13 @@ mod tests {
                 proptest::prop_assert_eq!(names.position(name), Some(at));
                 let absent = format!("{}0.json", name.strip_suffix(".json").unwrap_or(name));
                 proptest::prop_assert_eq!(names.position(&absent), None);
+                // `is` answers as comparing the rebuilt text would.
+                for (other_at, other) in sorted.iter().enumerate() {
+                    proptest::prop_assert_eq!(names.is(at, other), at == other_at);
+                }
+                proptest::prop_assert!(!names.is(at, &absent));
+                let upper = name.to_uppercase();
+                proptest::prop_assert_eq!(names.is(at, &upper), *name == upper);
             }
             let conflicts = Conflicts::of(&names);
             let winners: Vec<_> = (0..names.len()).map(|i| conflicts.winner(i)).collect();

@@ -201,7 +201,7 @@ impl ByName {
             Self::SHARED => runs.position(run),
             place => {
                 let at = place as usize;
-                (runs.get(at) == run).then_some(at)
+                runs.is(at, run).then_some(at)
             }
         }
     }
@@ -230,7 +230,7 @@ impl InJournalOrder<'_, '_> {
             FinalLines::ELSEWHERE => runs.position(run)?,
             place => usize::try_from(place).ok()?,
         };
-        (self.lines.last[at] == index && runs.get(at) == *run).then_some(at)
+        (self.lines.last[at] == index && runs.is(at, run)).then_some(at)
     }
 }
 
