@@ -407,7 +407,7 @@ fn remove_temps_in(dir: BorrowedFd<'_>, prefix: &[u8]) -> io::Result<usize> {
                 fs::unlinkat(dir, name, AtFlags::empty())?;
                 removed += 1;
             }
-            // A run's directory the catch-up removed meanwhile (its run left SRC) holds nothing.
+            // A directory removed while DST is walked holds nothing.
             FileType::Directory => match open_dir_at(dir, name) {
                 Ok(sub) => removed += remove_temps_in(sub.as_fd(), prefix)?,
                 Err(err) if err.kind() == io::ErrorKind::NotFound => {}

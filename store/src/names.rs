@@ -167,11 +167,29 @@ impl Packed {
         let mut text = [0u8; Self::TEXT];
         text[..head.len()].copy_from_slice(head);
         let tail = &mut text[head.len()..head.len() + Self::TAIL];
-        let uuid = uuid::Uuid::from_slice(uuid).expect("16 bytes");
-        uuid.hyphenated().encode_lower(&mut tail[..36]);
+        tail[..36].copy_from_slice(&Self::uuid_text(uuid));
         tail[36..].copy_from_slice(b".json");
         let len = u8::try_from(head.len() + Self::TAIL).expect("a packed name is short");
         Name(Repr::Packed { text, len })
+    }
+
+    /// Whether the name packed as `bytes` is `text`, without rebuilding it whole.
+    fn is(bytes: &[u8], text: &str) -> bool {
+        let (head, uuid) = bytes.split_at(bytes.len() - 16);
+        text.as_bytes()
+            .strip_prefix(head)
+            .and_then(|rest| rest.strip_suffix(b".json"))
+            == Some(&Self::uuid_text(uuid)[..])
+    }
+
+    /// A packed UUID's 16 bytes as the lowercase hyphenated text a name holds.
+    fn uuid_text(uuid: &[u8]) -> [u8; 36] {
+        let mut text = [0u8; 36];
+        uuid::Uuid::from_slice(uuid)
+            .expect("16 bytes")
+            .hyphenated()
+            .encode_lower(&mut text);
+        text
     }
 }
 
@@ -347,18 +365,7 @@ impl Names {
     pub fn is(&self, at: usize, text: &str) -> bool {
         match Self::bytes(&self.blocks, self.spans[at]) {
             (bytes, false) => bytes == text.as_bytes(),
-            (bytes, true) => {
-                let (head, uuid) = bytes.split_at(bytes.len() - 16);
-                let mut hyphenated = [0u8; 36];
-                uuid::Uuid::from_slice(uuid)
-                    .expect("16 bytes")
-                    .hyphenated()
-                    .encode_lower(&mut hyphenated);
-                text.as_bytes()
-                    .strip_prefix(head)
-                    .and_then(|rest| rest.strip_suffix(b".json"))
-                    == Some(&hyphenated[..])
-            }
+            (bytes, true) => Packed::is(bytes, text),
         }
     }
 

@@ -524,7 +524,6 @@ impl<'a> Canonical<'a> {
 /// Most journal numbers are nanosecond times of 19 digits, so up to 19 are found and read eight
 /// bytes at a time (where eight more bytes can be read); longer ones one by one, with checks.
 fn leading_digits(bytes: &[u8]) -> (Option<u64>, usize) {
-    const ZEROS: u64 = 0x3030_3030_3030_3030;
     const POW10: [u64; 8] = [1, 10, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000];
     let mut n = 0u64;
     let mut at = 0;
@@ -560,10 +559,13 @@ fn leading_digits(bytes: &[u8]) -> (Option<u64>, usize) {
     (value, at)
 }
 
+/// Eight ASCII `0` digits in a word.
+const ZEROS: u64 = 0x3030_3030_3030_3030;
+
 /// The value of eight ASCII digits read as a little-endian word (the first digit in its lowest
 /// byte), in three multiplications: digits combined in pairs, then fours, then eights.
 fn eight_digits(chunk: u64) -> u64 {
-    let v = chunk - 0x3030_3030_3030_3030;
+    let v = chunk - ZEROS;
     let v = (v * 10 + (v >> 8)) & 0x00ff_00ff_00ff_00ff;
     let v = (v * 100 + (v >> 16)) & 0x0000_ffff_0000_ffff;
     (v * 10_000 + (v >> 32)) & 0xffff_ffff

@@ -441,7 +441,8 @@ struct PassStart<'a> {
     journal_cut: bool,
 }
 
-/// Starts a pass: for a resume, catches up with SRC and DST and cuts a torn journal tail; then journals the session and the catch-up's removals.
+/// Starts a pass: for a resume, catches up with SRC and DST and cuts a torn journal tail; then
+/// journals the session and the catch-up's removals.
 fn start_pass<'a>(
     ctx: &mut Ctx<'a>,
     pass: &Pass<'_>,
