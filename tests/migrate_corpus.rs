@@ -142,7 +142,6 @@ fn mixed_store(root: &Path) -> std::path::PathBuf {
         .unwrap()
         .replace(old_id, new_id);
     std::fs::write(store.join(format!("{new_id}.json")), text).unwrap();
-    settle();
     store
 }
 

@@ -127,7 +127,6 @@ fn a_killed_migration_resumes_to_the_bytes_of_an_uninterrupted_one() {
         &"gen", &"--runs", &"3000", &"--seed", &"5", &"--out", &store,
     ]));
     assert_eq!(code(&generated), 0, "{}", show(&generated));
-    settle();
     let before = fingerprint(&store);
 
     let reference_dst = tmp.path().join("reference");

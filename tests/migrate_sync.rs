@@ -29,7 +29,6 @@ fn generate(dir: &Path, runs: &str) -> std::path::PathBuf {
         &"gen", &"--runs", &runs, &"--seed", &"9", &"--out", &store,
     ]));
     assert_eq!(code(&generated), 0, "{}", show(&generated));
-    settle();
     store
 }
 

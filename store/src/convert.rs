@@ -40,7 +40,7 @@ use crate::fsio::read_nofollow;
 use crate::loss::{RunReport, SharedEntries};
 use crate::names::{is_run_file_name, run_key, safe_component};
 use crate::outcome::{Class, Failure, FailureKind, MemoryFile, RunOutput, RunResult};
-use crate::stamp::{Input, Stamp};
+use crate::stamp::{Input, Seen};
 use crate::store::{Doc, Stamped, Store};
 
 /// The schema every V2 run is checked against.
@@ -74,7 +74,7 @@ pub fn convert_entry(
     refs: &References,
 ) -> RunResult {
     let origin = store.locate(&Doc::Run(name).relative());
-    let (bytes, stamp) = match store.read_stamped(Doc::Run(name)) {
+    let (bytes, seen) = match store.read_stamped(Doc::Run(name)) {
         Ok(Some(found)) => found,
         Ok(None) => {
             let failure = Failure::rejected(
@@ -87,13 +87,9 @@ pub fn convert_entry(
         Err(failure) => return unread(&origin, failure),
     };
     let mut result = convert_in(&bytes, &origin, Some(name), Some((store, refs)), config);
-    result.inputs.insert(
-        0,
-        Input {
-            path: name.to_owned(),
-            stamp,
-        },
-    );
+    result
+        .inputs
+        .insert(0, Input::seen(name.to_owned(), seen.as_ref()));
     result
 }
 
@@ -186,12 +182,12 @@ impl<T> Cache<T> {
 /// A referenced document as read: `Ok(None)` when the store has none of that name.
 type Reference = Result<Option<Parsed>, Failure>;
 
-/// A referenced document as read, with its file's stamp from before the read (`None` when the
+/// A referenced document as read, with its file's version as the read saw it (`None` when the
 /// store has no such file or gives no stamps).
 #[derive(Debug)]
 pub(crate) struct Referenced {
     pub(crate) read: Reference,
-    pub(crate) stamp: Option<Stamp>,
+    pub(crate) seen: Option<Seen>,
 }
 
 /// A plan as read, and its conversion to `PlanV2` and that plan's text once a run has needed
@@ -199,7 +195,7 @@ pub(crate) struct Referenced {
 #[derive(Debug)]
 pub(crate) struct PlanRead {
     read: Reference,
-    stamp: Option<Stamp>,
+    seen: Option<Seen>,
     converted: OnceLock<PlanConverted>,
 }
 
@@ -213,10 +209,10 @@ struct PlanConverted {
 }
 
 impl PlanRead {
-    fn new(Referenced { read, stamp }: Referenced) -> Self {
+    fn new(Referenced { read, seen }: Referenced) -> Self {
         PlanRead {
             read,
-            stamp,
+            seen,
             converted: OnceLock::new(),
         }
     }
@@ -465,10 +461,10 @@ fn read_end_user(
     };
     check_end_user_id(origin, end_user_id)?;
     let read = refs.end_user(store, end_user_id);
-    inputs.push(Input {
-        path: format!("{end_user_id}.json"),
-        stamp: read.stamp,
-    });
+    inputs.push(Input::seen(
+        format!("{end_user_id}.json"),
+        read.seen.as_ref(),
+    ));
     Ok(Some(read))
 }
 
@@ -593,10 +589,7 @@ fn convert_legacy(
         None => refs.plan(store, &plan_id),
     });
     if let Some(read) = plan_read.as_deref() {
-        inputs.push(Input {
-            path: format!("{plan_id}.json"),
-            stamp: read.stamp,
-        });
+        inputs.push(Input::seen(format!("{plan_id}.json"), read.seen.as_ref()));
     }
     let plan_doc = match plan_read.as_deref().map(|p| &p.read) {
         Some(Err(failure)) => return Err(failure.clone()),
@@ -792,20 +785,20 @@ fn check_output_name(id: &str, name: Option<&str>, origin: &Path) -> Result<(), 
 /// with.
 fn read_plan_with(store: &dyn Store, plan_id: &str, residue: &Residue) -> Referenced {
     let doc = Doc::Plan(plan_id);
-    let (bytes, stamp) = match &residue.plan {
+    let (bytes, seen) = match &residue.plan {
         Some(plan) => (planrun_wire::json::to_sdk_json(plan).into_bytes(), None),
         None => match read_bytes(store, doc, "plan") {
             Ok(Some(found)) => found,
             Ok(None) => {
                 return Referenced {
                     read: Ok(None),
-                    stamp: None,
+                    seen: None,
                 }
             }
             Err(failure) => {
                 return Referenced {
                     read: Err(failure),
-                    stamp: None,
+                    seen: None,
                 }
             }
         },
@@ -818,23 +811,23 @@ fn read_plan_with(store: &dyn Store, plan_id: &str, residue: &Residue) -> Refere
         "plan",
     )
     .map(Some);
-    Referenced { read, stamp }
+    Referenced { read, seen }
 }
 
 /// Reads a referenced document (plan, end user): `Ok(None)` when the store has none.
 fn read_reference(store: &dyn Store, doc: Doc<'_>, kind: DocKind, what: &str) -> Referenced {
     match read_bytes(store, doc, what) {
-        Ok(Some((bytes, stamp))) => Referenced {
+        Ok(Some((bytes, seen))) => Referenced {
             read: parse_reference(&bytes, &store.locate(&doc.relative()), kind, what).map(Some),
-            stamp,
+            seen,
         },
         Ok(None) => Referenced {
             read: Ok(None),
-            stamp: None,
+            seen: None,
         },
         Err(failure) => Referenced {
             read: Err(failure),
-            stamp: None,
+            seen: None,
         },
     }
 }
@@ -893,7 +886,7 @@ fn memory_file(
         output_name,
     };
     let path = store.locate(&doc.relative());
-    let Some((bytes, stamp)) = store.read_stamped(doc)? else {
+    let Some((bytes, seen)) = store.read_stamped(doc)? else {
         return Ok(None);
     };
     // The file is copied byte for byte, so its re-emission is not checked.
@@ -928,7 +921,7 @@ fn memory_file(
         run_id: run_id.to_owned(),
         output_name: output_name.to_owned(),
         content: bytes,
-        stamp,
+        seen,
     }))
 }
 

@@ -18,6 +18,7 @@ use crate::fsio::{changed_while_read, write_atomic, Dir, FileType, TempNamer};
 use crate::names::is_run_file_name;
 use crate::outcome::Class;
 use crate::outcome::{Failure, FailureKind};
+use crate::stamp::Seen;
 use crate::store::{Doc, Listing, Sink, Stamped, Store};
 use crate::Durability;
 
@@ -100,8 +101,12 @@ impl Store for DiskStore {
         let relative = doc.relative();
         let mut tries = 0;
         loop {
+            let at = crate::stamp::now_ns();
             match self.dir.read_stamped(&relative) {
-                Ok((bytes, stamp)) => return Ok(Some((bytes, Some(stamp)))),
+                Ok((bytes, stamp)) => {
+                    let seen = Seen::read(stamp, &bytes, at);
+                    return Ok(Some((bytes, Some(seen))));
+                }
                 Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(None),
                 Err(err) if changed_while_read(&err) && tries < READ_TRIES => {
                     tries += 1;

@@ -8,7 +8,7 @@ use planrun_legacy::{ErrorKind, ParseError};
 use serde::{Deserialize, Serialize};
 
 use crate::loss::RunReport;
-use crate::stamp::{Input, Stamp};
+use crate::stamp::{Input, Seen};
 
 /// The outcome class of one run, in reports and journals.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -241,8 +241,8 @@ pub struct MemoryFile {
     /// Its bytes, as read and checked when the run was converted: what is copied is what was
     /// checked, and the file is read once.
     pub content: Vec<u8>,
-    /// Its stamp when it was read, when the store gives one.
-    pub stamp: Option<Stamp>,
+    /// Its version when it was read, when the store gives stamps.
+    pub seen: Option<Seen>,
 }
 
 /// A run with an output.

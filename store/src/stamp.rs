@@ -7,7 +7,8 @@
 //! `open("w")`, so a reader can see it truncated), and the read is not used. Equal stamps prove
 //! an unchanged file only when the file is not *racily clean* (git's term): a write within the
 //! file system's timestamp granularity of the moment the stamp was taken can leave every field
-//! equal, so such a file counts as changed on the next pass.
+//! equal. So a read whose file was racily clean also records the hash of the bytes read
+//! ([`Seen`]), and the next pass that finds the same stamp compares contents instead.
 
 use std::fs::Metadata;
 use std::os::unix::fs::MetadataExt;
@@ -81,10 +82,41 @@ pub fn now_ns() -> i64 {
         .map_or(0, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX))
 }
 
+/// The hash that identifies a file's content in the journal: XXH3-64 in hex, fast enough to
+/// hash every output twice (when written and when verified).
+pub fn content_hash(bytes: &[u8]) -> String {
+    planrun_wire::join::hex16(xxhash_rust::xxh3::xxh3_64(bytes))
+}
+
+/// One version of a file as a read saw it: its stamp from before the read and, when that stamp
+/// was racily clean at the read, the [`content_hash`] of the bytes read, which a later pass
+/// that finds the same stamp compares instead of trusting it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Seen {
+    /// The stamp before the read (equal to the one after it: a file changed while it was read
+    /// is not seen).
+    pub stamp: Stamp,
+    /// Only for a racily clean file: its content's hash.
+    pub hash: Option<String>,
+}
+
+impl Seen {
+    /// What a read that began at `at` (ns since the epoch; any earlier moment errs on the safe
+    /// side) saw: `bytes`, from a file whose stamp was `stamp`. The hash is taken only when
+    /// the stamp could not prove the bytes unchanged later.
+    pub fn read(stamp: Stamp, bytes: &[u8], at: i64) -> Seen {
+        Seen {
+            stamp,
+            hash: stamp.racy(at).then(|| content_hash(bytes)),
+        }
+    }
+}
+
 /// One input of a run's conversion, as the journal records it: a file of SRC by its path
 /// relative to SRC, with its stamp when it was read, or none when it did not exist (a plan never
-/// saved, an end user without a file). The run is converted again when any input's stamp
-/// differs on a later pass.
+/// saved, an end user without a file), and its content's hash when that stamp was racily clean.
+/// The run is converted again when any input's stamp differs on a later pass, or, for a hashed
+/// input, its content.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Input {
     /// Relative to SRC.
@@ -92,6 +124,20 @@ pub struct Input {
     /// When read; `None`: the file did not exist.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stamp: Option<Stamp>,
+    /// The [`Seen::hash`] of the read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hash: Option<String>,
+}
+
+impl Input {
+    /// The input `path`, as a read saw it (`None`: the file did not exist).
+    pub fn seen(path: String, seen: Option<&Seen>) -> Input {
+        Input {
+            path,
+            stamp: seen.map(|s| s.stamp),
+            hash: seen.and_then(|s| s.hash.clone()),
+        }
+    }
 }
 
 #[cfg(test)]
@@ -117,5 +163,23 @@ mod tests {
         };
         assert!(coarse.racy(1_700_000_001_900_000_000));
         assert!(!coarse.racy(1_700_000_002_000_000_001));
+    }
+
+    #[test]
+    fn a_read_keeps_the_content_hash_only_of_a_racily_clean_file() {
+        let at = 1_700_000_000_123_456_789;
+        let stamp = Stamp {
+            len: 2,
+            mtime: at - RACY_WINDOW_NS,
+            ctime: at - RACY_WINDOW_NS,
+            ino: 1,
+        };
+        let racy = Seen::read(stamp, b"{}", at);
+        assert_eq!(racy.hash.as_deref(), Some(content_hash(b"{}").as_str()));
+        assert_eq!(Seen::read(stamp, b"{}", at + 1).hash, None);
+        let input = Input::seen("a.json".to_owned(), Some(&racy));
+        assert_eq!((input.stamp, input.hash), (Some(stamp), racy.hash));
+        let missing = Input::seen("b.json".to_owned(), None);
+        assert_eq!((missing.stamp, missing.hash), (None, None));
     }
 }

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use crate::names::Names;
 use crate::outcome::Failure;
-use crate::stamp::Stamp;
+use crate::stamp::Seen;
 
 /// A document a conversion reads, named as the SDK's `DiskFileStorage` names it. Every name in
 /// it was checked to be a single normal path component ([`crate::safe_component`]) before it
@@ -76,7 +76,7 @@ pub trait Store: Sync {
     /// directory, its path.
     fn locate(&self, relative: &Path) -> PathBuf;
 
-    /// [`Store::read`], with the file's stamp from before the read when the store has files.
+    /// [`Store::read`], with the file's version as the read saw it when the store has files.
     fn read_stamped(&self, doc: Doc<'_>) -> Result<Option<Stamped>, Failure> {
         self.read(doc).map(|found| found.map(|bytes| (bytes, None)))
     }
@@ -89,9 +89,9 @@ pub trait Store: Sync {
     }
 }
 
-/// A document's bytes as read, with its file's stamp from before the read (`None` when the
+/// A document's bytes as read, with its file's version as the read saw it (`None` when the
 /// store has no files).
-pub type Stamped = (Vec<u8>, Option<Stamp>);
+pub type Stamped = (Vec<u8>, Option<Seen>);
 
 /// A destination that converted documents are written to, each one atomically: it appears whole
 /// under its name or not at all.

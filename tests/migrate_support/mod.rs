@@ -86,13 +86,6 @@ pub(crate) fn history_store(root: &Path, runs: usize, seed: u64) -> PathBuf {
     store
 }
 
-/// Waits out the racy window of files just written (see `planrun_store::stamp`): a pass
-/// converts again every run whose files changed within about a tenth of a second of the
-/// previous pass reading them, so a test that counts up-to-date runs lets a new store settle.
-pub(crate) fn settle() {
-    std::thread::sleep(std::time::Duration::from_millis(250));
-}
-
 /// Every regular file under `dir` with its bytes, by relative path; symlinks are not followed
 /// (recorded as `-> target`); directories named in `skip` are left out.
 pub(crate) fn tree(dir: &Path, skip: &[&str]) -> BTreeMap<String, Vec<u8>> {

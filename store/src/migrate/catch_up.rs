@@ -225,7 +225,7 @@ fn judge_journal<'a>(
     let mut sessions: Vec<(i64, bool)> = Vec::new();
     let mut seen = vec![false; ctx.runs.len()];
     let dst = ctx.sink.dir();
-    let shared = SharedStamps::default();
+    let shared = SharedFiles::default();
     let mut removal: Result<(), MigrateError> = Ok(());
     let mut reader = Reader::open(journal).map_err(io_err("cannot read", journal))?;
     let mut index = 0u64;
@@ -561,7 +561,7 @@ fn judge_listed(
     line: &Line,
     overwrite_changed: bool,
     trust: Trust,
-    shared: &SharedStamps,
+    shared: &SharedFiles,
 ) -> Verdict {
     match line.event {
         Event::Completed | Event::Conflict => {}
@@ -570,13 +570,21 @@ fn judge_listed(
     }
     let run = line.run.as_deref().unwrap_or_default();
     let read_at = line.read_at.unwrap_or(i64::MAX);
+    let src = ctx.store.files();
     let inputs_changed = line.inputs.iter().flatten().any(|input| {
-        let now = if input.path == run || !is_shared(&input.path) {
-            ctx.store.files().stamp(Path::new(&input.path)).ok()
+        let own = input.path == run || !is_shared(&input.path);
+        let now = if own {
+            src.stamp(Path::new(&input.path)).ok()
         } else {
-            shared.stamp(ctx.store.files(), &input.path)
+            shared.stamp(src, &input.path)
         };
-        input_changed(now, input, read_at)
+        input_changed(now, input, read_at, || {
+            if own {
+                content_now(src, &input.path)
+            } else {
+                shared.content(src, &input.path)
+            }
+        })
     });
     match outputs(ctx, dst, line, trust.stamps) {
         // A pass that stopped while converting the run again may have written it.
@@ -602,30 +610,61 @@ fn judge_gone(ctx: &Ctx, dst: &Dir, line: &Line) -> Option<Gone> {
     }
 }
 
-/// Whether `input` differs from what the journal recorded: another stamp, a file that appeared
-/// or vanished, or a racily clean stamp (equal, but too close to the moment it was taken to
-/// prove the file unchanged).
-fn input_changed(now: Option<Option<Stamp>>, input: &Input, read_at: i64) -> bool {
+/// Whether `input` differs from what the journal recorded: another stamp, or a file that
+/// appeared or vanished. An equal stamp that was racily clean when it was recorded proves
+/// nothing: then the input's content, hashed by `content` as it is now (`None`: it cannot be
+/// read whole), must be the one journaled. A racily clean input journaled without its hash
+/// (by a planrun before 0.x that did not keep them) counts as changed.
+fn input_changed(
+    now: Option<Option<Stamp>>,
+    input: &Input,
+    read_at: i64,
+    content: impl FnOnce() -> Option<String>,
+) -> bool {
     match now {
-        Some(now) => now != input.stamp || input.stamp.is_some_and(|s| s.racy(read_at)),
-        None => true,
+        Some(now) if now == input.stamp => match &input.hash {
+            Some(hash) => content().as_ref() != Some(hash),
+            None => input.stamp.is_some_and(|s| s.racy(read_at)),
+        },
+        _ => true,
     }
 }
 
-/// The stamps of SRC's shared files (plans, end users) as this pass found them: each is taken
-/// once, not once for every run that names the file.
-#[derive(Default)]
-pub(super) struct SharedStamps(Mutex<HashMap<String, Option<Option<Stamp>>, Fast>>);
+/// The content hash of the file `path` of `src` as it is now, `None` when it cannot be read
+/// whole (gone, or changed while read).
+fn content_now(src: &Dir, path: &str) -> Option<String> {
+    let (bytes, _) = src.read_stamped(Path::new(path)).ok()?;
+    Some(content_hash(&bytes))
+}
 
-impl SharedStamps {
+/// SRC's shared files (plans, end users) as this pass found them: each one's stamp, and its
+/// content hash when a racily clean input asks for it, is taken once, not once for every run
+/// that names the file.
+#[derive(Default)]
+pub(super) struct SharedFiles {
+    stamps: Mutex<HashMap<String, Option<Option<Stamp>>, Fast>>,
+    contents: Mutex<HashMap<String, Option<String>, Fast>>,
+}
+
+impl SharedFiles {
     /// The stamp of `path` in `src` (`Some(None)` for a missing file, `None` when it cannot be
     /// taken), taken on the first call for the path.
     fn stamp(&self, src: &Dir, path: &str) -> Option<Option<Stamp>> {
-        if let Some(known) = lock(&self.0).get(path) {
+        if let Some(known) = lock(&self.stamps).get(path) {
             return *known;
         }
         let found = src.stamp(Path::new(path)).ok();
-        lock(&self.0).insert(path.to_owned(), found);
+        lock(&self.stamps).insert(path.to_owned(), found);
+        found
+    }
+
+    /// [`content_now`] of `path`, read on the first call for the path.
+    fn content(&self, src: &Dir, path: &str) -> Option<String> {
+        if let Some(known) = lock(&self.contents).get(path) {
+            return known.clone();
+        }
+        let found = content_now(src, path);
+        lock(&self.contents).insert(path.to_owned(), found.clone());
         found
     }
 }
@@ -757,4 +796,76 @@ fn remove_own_outputs(ctx: &Ctx, line: &Line) -> Result<(), MigrateError> {
         let _ = std::fs::remove_dir(&dir);
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const READ_AT: i64 = 1_700_000_000_123_456_789;
+
+    fn input(mtime: i64, hash: Option<&str>) -> Input {
+        Input {
+            path: "run.json".to_owned(),
+            stamp: Some(Stamp {
+                len: 2,
+                mtime,
+                ctime: mtime,
+                ino: 7,
+            }),
+            hash: hash.map(str::to_owned),
+        }
+    }
+
+    /// The content closure of an input whose content must not be read.
+    fn unread() -> Option<String> {
+        panic!("the content was read, though the stamp decides")
+    }
+
+    #[test]
+    fn a_settled_input_is_judged_by_its_stamp_alone() {
+        let settled = input(READ_AT - 1_000_000_000, None);
+        assert!(!input_changed(
+            Some(settled.stamp),
+            &settled,
+            READ_AT,
+            unread
+        ));
+        let other = Stamp {
+            len: 3,
+            ..settled.stamp.unwrap()
+        };
+        assert!(input_changed(Some(Some(other)), &settled, READ_AT, unread));
+        assert!(input_changed(Some(None), &settled, READ_AT, unread), "gone");
+        assert!(input_changed(None, &settled, READ_AT, unread), "no stamp");
+        let never_saved = Input {
+            stamp: None,
+            ..settled.clone()
+        };
+        assert!(!input_changed(Some(None), &never_saved, READ_AT, unread));
+        assert!(input_changed(
+            settled.stamp.map(Some),
+            &never_saved,
+            READ_AT,
+            unread
+        ));
+    }
+
+    #[test]
+    fn a_racily_clean_input_is_compared_by_content() {
+        let racy = input(READ_AT, Some("00000000000000aa"));
+        let same = || Some("00000000000000aa".to_owned());
+        let other = || Some("00000000000000bb".to_owned());
+        assert!(!input_changed(Some(racy.stamp), &racy, READ_AT, same));
+        assert!(input_changed(Some(racy.stamp), &racy, READ_AT, other));
+        assert!(input_changed(Some(racy.stamp), &racy, READ_AT, || None));
+        // Journaled without its hash (an earlier build): it counts as changed.
+        let unhashed = input(READ_AT, None);
+        assert!(input_changed(
+            Some(unhashed.stamp),
+            &unhashed,
+            READ_AT,
+            unread
+        ));
+    }
 }

@@ -13,7 +13,7 @@ use super::journal::{Event, Line, MemoryRecord, Writer};
 use super::options::{Options, Progress, Summary, Target};
 use super::order::{self, Ordered};
 use super::report::Builder;
-use super::{catch_up, check_output, feed, head, io_err, Ctx, MigrateError};
+use super::{catch_up, check_output, content_hash, feed, head, io_err, Ctx, MigrateError};
 use crate::loss::SharedCounts;
 use crate::Durability;
 use crate::{convert_entry, run_key, Failure, FailureKind, MemoryFile, RunResult, Sink};
@@ -194,7 +194,6 @@ pub(super) fn dry_run(
 /// Problems with the run are in the line; an error is a DST failure that stops the batch.
 pub(super) fn work(ctx: &Ctx, index: usize) -> Result<Line, MigrateError> {
     let clock = Instant::now();
-    let read_at = crate::stamp::now_ns();
     let name = ctx.runs.get(index);
     let name = name.as_str();
     let path = ctx.src.join(name);
@@ -218,11 +217,16 @@ pub(super) fn work(ctx: &Ctx, index: usize) -> Result<Line, MigrateError> {
         }
         None => convert_entry(&ctx.store, name, ctx.config, &ctx.refs),
     };
+    // After every read: an input racily clean against this moment was so at its read, and
+    // was hashed then (see `Seen::read`).
+    let read_at = crate::stamp::now_ns();
     let mut inputs = result.inputs;
     if let Ok(out) = &result.outcome {
-        inputs.extend(out.agent_memory.iter().map(|file| crate::stamp::Input {
-            path: file.relative.to_string_lossy().into_owned(),
-            stamp: file.stamp,
+        inputs.extend(out.agent_memory.iter().map(|file| {
+            crate::stamp::Input::seen(
+                file.relative.to_string_lossy().into_owned(),
+                file.seen.as_ref(),
+            )
         }));
     }
     let mut line = Line {
@@ -296,12 +300,6 @@ pub(super) fn work(ctx: &Ctx, index: usize) -> Result<Line, MigrateError> {
     Ok(line)
 }
 
-/// The journaled hash of an output's bytes: XXH3-64 in hex, fast enough to hash every output
-/// twice (when written and when verified).
-pub(super) fn content_hash(bytes: &[u8]) -> String {
-    planrun_wire::join::hex16(xxhash_rust::xxh3::xxh3_64(bytes))
-}
-
 /// The stamps of a run's own outputs just written (its document, then its agent memory and
 /// residue; a HEAD store's shared files are judged apart): a later pass that finds the same
 /// stamps knows the files are the ones written without reading them.
@@ -320,6 +318,7 @@ pub(super) fn output_stamps(
         .map(|path| crate::stamp::Input {
             path: path.to_owned(),
             stamp: ctx.sink.dir().stamp(Path::new(path)).ok().flatten(),
+            hash: None,
         })
         .collect()
 }

@@ -213,12 +213,14 @@ pub struct Line {
     /// Failed: why. Conflict: the file someone else changed, as `file`, and why.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<ErrorRecord>,
-    /// Completed/failed: the files of SRC the conversion read, with their stamps, so that a
-    /// later pass converts the run again when any of them changed.
+    /// Completed/failed: the files of SRC the conversion read, with their stamps (and the
+    /// content hashes of racily clean ones), so that a later pass converts the run again when
+    /// any of them changed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub inputs: Option<Vec<Input>>,
-    /// Completed/failed: when the inputs were read (ns since the epoch), against which a
-    /// later pass tells a racily clean input (see [`crate::stamp`]).
+    /// Completed/failed: a moment just after the inputs were read (ns since the epoch). An
+    /// input without a hash that is racily clean against it (see [`crate::stamp`]) was
+    /// journaled by a planrun that kept no hashes, and counts as changed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub read_at: Option<i64>,
     /// Completed: the run's own outputs with their stamps just after they were written, so a
@@ -486,8 +488,9 @@ impl<'a> Canonical<'a> {
                     ino,
                 })
             })?;
+            let hash = at.field("hash", Canonical::text)?;
             at.tag("}")?;
-            Some(Input { path, stamp })
+            Some(Input { path, stamp, hash })
         })
     }
 
@@ -914,14 +917,16 @@ mod tests {
         )
     }
 
-    /// Files with stamps, some without (a file that did not exist).
+    /// Files with stamps, some without (a file that did not exist), some with a content hash
+    /// (a racily clean file).
     fn inputs() -> impl Strategy<Value = Vec<Input>> {
         proptest::collection::vec(
             (
                 text(),
                 proptest::option::of((any::<u64>(), any::<i64>(), any::<i64>(), any::<u64>())),
+                proptest::option::of(text()),
             )
-                .prop_map(|(path, stamp)| Input {
+                .prop_map(|(path, stamp, hash)| Input {
                     path,
                     stamp: stamp.map(|(len, mtime, ctime, ino)| Stamp {
                         len,
@@ -929,6 +934,7 @@ mod tests {
                         ctime,
                         ino,
                     }),
+                    hash,
                 }),
             0..3,
         )

@@ -64,7 +64,7 @@ use std::path::{Path, PathBuf};
 use planrun_v2::check::Checker;
 
 pub use self::catch_up::CatchUpCounts;
-use self::convert::{content_hash, convert_all, dry_run, ordered};
+use self::convert::{convert_all, dry_run, ordered};
 use self::dst::{absolute, no_run_files, prepare, Start};
 use self::feed::joined;
 use self::finals::FinalLines;
@@ -74,6 +74,7 @@ pub use self::options::{journal_name, report_name, Options, Progress, Shard, Sum
 use self::report::{BatchReport, Builder};
 use self::verify::{check_output, verify};
 use crate::fsio::shard_temp_prefix;
+use crate::stamp::content_hash;
 pub use crate::Durability;
 use crate::{
     list_store, Conflicts, DiskSink, DiskStore, Doc, Listing, Names, References, ResolvedConfig,
