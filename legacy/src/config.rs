@@ -49,176 +49,95 @@ impl JsonSchema for SecretUrlSchema {
 /// field is nullable). Unknown keys are ignored, as the SDK does. Secrets are never written in
 /// clear.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
-#[serde(remote = "Self")]
+#[serde(remote = "Self", default)]
 #[schemars(rename = "Config")]
 pub struct Config {
     /// The Portia cloud API (the SDK's default `https://api.portialabs.ai`).
-    #[serde(
-        default,
-        deserialize_with = "present",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(deserialize_with = "present", skip_serializing_if = "Option::is_none")]
     #[schemars(with = "String")]
     pub portia_api_endpoint: Option<String>,
     /// The Portia dashboard (the SDK's default `https://app.portialabs.ai`).
-    #[serde(
-        default,
-        deserialize_with = "present",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(deserialize_with = "present", skip_serializing_if = "Option::is_none")]
     #[schemars(with = "String")]
     pub portia_dashboard_url: Option<String>,
     /// The Portia API key, or null (a `SecretStr` in the SDK).
-    #[serde(
-        default,
-        deserialize_with = "present",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(deserialize_with = "present", skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Option<SecretSchema>")]
     pub portia_api_key: Option<Option<Secret>>,
     /// The OpenRouter API key (a `SecretStr` in the SDK).
-    #[serde(
-        default,
-        deserialize_with = "present",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(deserialize_with = "present", skip_serializing_if = "Option::is_none")]
     #[schemars(with = "SecretSchema")]
     pub openrouter_api_key: Option<Secret>,
     /// The Groq API key (a `SecretStr` in the SDK).
-    #[serde(
-        default,
-        deserialize_with = "present",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(deserialize_with = "present", skip_serializing_if = "Option::is_none")]
     #[schemars(with = "SecretSchema")]
     pub groq_api_key: Option<Secret>,
     /// The OpenAI API key (a `SecretStr` in the SDK).
-    #[serde(
-        default,
-        deserialize_with = "present",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(deserialize_with = "present", skip_serializing_if = "Option::is_none")]
     #[schemars(with = "SecretSchema")]
     pub openai_api_key: Option<Secret>,
     /// The Anthropic API key (a `SecretStr` in the SDK).
-    #[serde(
-        default,
-        deserialize_with = "present",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(deserialize_with = "present", skip_serializing_if = "Option::is_none")]
     #[schemars(with = "SecretSchema")]
     pub anthropic_api_key: Option<Secret>,
     /// The Mistral AI API key (a `SecretStr` in the SDK).
-    #[serde(
-        default,
-        deserialize_with = "present",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(deserialize_with = "present", skip_serializing_if = "Option::is_none")]
     #[schemars(with = "SecretSchema")]
     pub mistralai_api_key: Option<Secret>,
     /// The Google API key (a `SecretStr` in the SDK).
-    #[serde(
-        default,
-        deserialize_with = "present",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(deserialize_with = "present", skip_serializing_if = "Option::is_none")]
     #[schemars(with = "SecretSchema")]
     pub google_api_key: Option<Secret>,
     /// The Azure OpenAI API key (a `SecretStr` in the SDK).
-    #[serde(
-        default,
-        deserialize_with = "present",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(deserialize_with = "present", skip_serializing_if = "Option::is_none")]
     #[schemars(with = "SecretSchema")]
     pub azure_openai_api_key: Option<Secret>,
     /// The Azure OpenAI endpoint.
-    #[serde(
-        default,
-        deserialize_with = "present",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(deserialize_with = "present", skip_serializing_if = "Option::is_none")]
     #[schemars(with = "String")]
     pub azure_openai_endpoint: Option<String>,
     /// The Grok (xAI) API key (a `SecretStr` in the SDK).
-    #[serde(
-        default,
-        deserialize_with = "present",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(deserialize_with = "present", skip_serializing_if = "Option::is_none")]
     #[schemars(with = "SecretSchema")]
     pub grok_api_key: Option<Secret>,
     /// The Ollama endpoint (the SDK's default `http://localhost:11434/v1`).
-    #[serde(
-        default,
-        deserialize_with = "present",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(deserialize_with = "present", skip_serializing_if = "Option::is_none")]
     #[schemars(with = "String")]
     pub ollama_base_url: Option<String>,
     /// The AWS access key id (plain text in the SDK too).
-    #[serde(
-        default,
-        deserialize_with = "present",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(deserialize_with = "present", skip_serializing_if = "Option::is_none")]
     #[schemars(with = "String")]
     pub aws_access_key_id: Option<String>,
     /// The AWS secret access key: a plain `str` in the SDK, which writes it in clear; a secret
     /// here, never written in clear.
-    #[serde(
-        default,
-        deserialize_with = "present",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(deserialize_with = "present", skip_serializing_if = "Option::is_none")]
     #[schemars(with = "SecretSchema")]
     pub aws_secret_access_key: Option<Secret>,
     /// The AWS region.
-    #[serde(
-        default,
-        deserialize_with = "present",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(deserialize_with = "present", skip_serializing_if = "Option::is_none")]
     #[schemars(with = "String")]
     pub aws_default_region: Option<String>,
     /// The AWS credentials profile, or null.
-    #[serde(
-        default,
-        deserialize_with = "present",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(deserialize_with = "present", skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Option<String>")]
     pub aws_credentials_profile_name: Option<Option<String>>,
     /// The LLM cache's Redis URL, or null; it may embed a password, which is never written in
     /// clear.
-    #[serde(
-        default,
-        deserialize_with = "present",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(deserialize_with = "present", skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Option<SecretUrlSchema>")]
     pub llm_redis_cache_url: Option<Option<SecretUrl>>,
     /// One of the SDK's `LLMProvider` values (`openai`, `anthropic`, `mistralai`, `google`,
     /// `amazon`, `azure-openai`, `custom`, `ollama`, `openrouter`, `grok`, `groq`), or null.
-    #[serde(
-        default,
-        deserialize_with = "present",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(deserialize_with = "present", skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Option<String>")]
     pub llm_provider: Option<Option<String>>,
     /// The models by role (`default_model`, `planning_model`, `execution_model`,
     /// `introspection_model`, `summarizer_model`): a model name, a model object or null each.
-    #[serde(
-        default,
-        deserialize_with = "present",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(deserialize_with = "present", skip_serializing_if = "Option::is_none")]
     #[schemars(with = "IndexMap<String, Value>")]
     pub models: Option<IndexMap<String, Value>>,
     /// Feature flags by name (the SDK always sets `feature_flag_agent_memory_enabled`).
     #[serde(
-        default,
         deserialize_with = "lax_present_bool_map",
         skip_serializing_if = "Option::is_none"
     )]
@@ -226,71 +145,44 @@ pub struct Config {
     pub feature_flags: Option<IndexMap<String, bool>>,
     /// Whether the agents raise clarifications for missing arguments.
     #[serde(
-        default,
         deserialize_with = "lax_present_bool",
         skip_serializing_if = "Option::is_none"
     )]
     #[schemars(with = "LaxBool")]
     pub argument_clarifications_enabled: Option<bool>,
     /// Where runs are stored: `MEMORY`, `DISK` or `CLOUD`.
-    #[serde(
-        default,
-        deserialize_with = "present",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(deserialize_with = "present", skip_serializing_if = "Option::is_none")]
     #[schemars(with = "String")]
     pub storage_class: Option<String>,
     /// The disk storage's directory, or null for `.portia`.
-    #[serde(
-        default,
-        deserialize_with = "present",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(deserialize_with = "present", skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Option<String>")]
     pub storage_dir: Option<Option<String>>,
     /// The log level, `TRACE` to `CRITICAL`.
-    #[serde(
-        default,
-        deserialize_with = "present",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(deserialize_with = "present", skip_serializing_if = "Option::is_none")]
     #[schemars(with = "String")]
     pub default_log_level: Option<String>,
     /// Where logs go (the SDK's default `sys.stdout`).
-    #[serde(
-        default,
-        deserialize_with = "present",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(deserialize_with = "present", skip_serializing_if = "Option::is_none")]
     #[schemars(with = "String")]
     pub default_log_sink: Option<String>,
     /// Whether logs are written as JSON.
     #[serde(
-        default,
         deserialize_with = "lax_present_bool",
         skip_serializing_if = "Option::is_none"
     )]
     #[schemars(with = "LaxBool")]
     pub json_log_serialize: Option<bool>,
     /// The execution agent: `ONE_SHOT` or `DEFAULT`.
-    #[serde(
-        default,
-        deserialize_with = "present",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(deserialize_with = "present", skip_serializing_if = "Option::is_none")]
     #[schemars(with = "String")]
     pub execution_agent_type: Option<String>,
     /// The planning agent: `DEFAULT`.
-    #[serde(
-        default,
-        deserialize_with = "present",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(deserialize_with = "present", skip_serializing_if = "Option::is_none")]
     #[schemars(with = "String")]
     pub planning_agent_type: Option<String>,
     /// The output size, in tokens, above which outputs go to agent memory.
     #[serde(
-        default,
         deserialize_with = "lax_present_int",
         skip_serializing_if = "Option::is_none"
     )]
