@@ -94,243 +94,120 @@ fn serialize_from<S: serde::Serializer>(v: &Option<Version>, s: S) -> Result<S::
 use Op::*;
 use Version::*;
 
-/// The row `w1.planner_ext`.
-pub static W1_PLANNER_EXT: Row = Row {
-    id: "w1.planner_ext",
-    from: Some(W1),
-    op: RenameKey {
-        at: "/execution_context",
-        from: "planner_system_context_extension",
-        to: "planning_agent_system_context_extension",
-    },
-    note: "renamed with Workflow → PlanRun in 0.1.0-alpha: the planner became the planning agent",
-};
+/// Declares each row as a constant named after its id (which cites it in code), then [`TABLE`]:
+/// the rows in the order given, the chain's.
+macro_rules! rows {
+    ($($name:ident = $id:literal, $from:expr, $op:expr, $note:literal;)*) => {
+        $(
+            #[doc = concat!("The row `", $id, "`.")]
+            pub static $name: Row = Row { id: $id, from: $from, op: $op, note: $note };
+        )*
+        /// The whole table, in chain order.
+        pub static TABLE: &[&Row] = &[$(&$name),*];
+    };
+}
 
-/// The row `w1.agent_ext`.
-pub static W1_AGENT_EXT: Row = Row {
-    id: "w1.agent_ext",
-    from: Some(W1),
-    op: RenameKey {
-        at: "/execution_context",
-        from: "agent_system_context_extension",
-        to: "execution_agent_system_context_extension",
-    },
-    note: "renamed with Workflow → PlanRun in 0.1.0-alpha: the agent became the execution agent",
-};
+rows! {
+    W1_PLANNER_EXT = "w1.planner_ext", Some(W1),
+        RenameKey { at: "/execution_context", from: "planner_system_context_extension", to: "planning_agent_system_context_extension" },
+        "renamed with Workflow → PlanRun in 0.1.0-alpha: the planner became the planning agent";
 
-/// The row `w1.workflow_id`.
-pub static W1_WORKFLOW_ID: Row = Row {
-    id: "w1.workflow_id",
-    from: Some(W1),
-    op: RenameKey {
-        at: "/outputs/clarifications/*",
-        from: "workflow_id",
-        to: "plan_run_id",
-    },
-    note: "clarifications name their run plan_run_id from 0.1.0-alpha on",
-};
+    W1_AGENT_EXT = "w1.agent_ext", Some(W1),
+        RenameKey { at: "/execution_context", from: "agent_system_context_extension", to: "execution_agent_system_context_extension" },
+        "renamed with Workflow → PlanRun in 0.1.0-alpha: the agent became the execution agent";
 
-/// The row `w1.id_prefix`.
-pub static W1_ID_PREFIX: Row = Row {
-    id: "w1.id_prefix",
-    from: Some(W1),
-    op: RewritePrefix {
-        at: "/id",
-        from: "wkfl",
-        to: "pr",
-    },
-    note: "Workflow ids become PlanRun ids in 0.1.0-alpha",
-};
+    W1_WORKFLOW_ID = "w1.workflow_id", Some(W1),
+        RenameKey { at: "/outputs/clarifications/*", from: "workflow_id", to: "plan_run_id" },
+        "clarifications name their run plan_run_id from 0.1.0-alpha on";
 
-/// The row `w1.clar_prefix`.
-pub static W1_CLAR_PREFIX: Row = Row { id: "w1.clar_prefix", from: Some(W1), op: RewritePrefix { at: "/outputs/clarifications/*/plan_run_id", from: "wkfl", to: "pr" }, note: "a clarification points at its run, whose id was rewritten, so its reference is rewritten too" };
+    W1_ID_PREFIX = "w1.id_prefix", Some(W1),
+        RewritePrefix { at: "/id", from: "wkfl", to: "pr" },
+        "Workflow ids become PlanRun ids in 0.1.0-alpha";
 
-/// The row `r0.id_prefix`.
-pub static R0_ID_PREFIX: Row = Row {
-    id: "r0.id_prefix",
-    from: Some(R0),
-    op: RewritePrefix {
-        at: "/id",
-        from: "pr",
-        to: "prun",
-    },
-    note: "run ids are prefixed prun- from 0.1.0 on",
-};
+    W1_CLAR_PREFIX = "w1.clar_prefix", Some(W1),
+        RewritePrefix { at: "/outputs/clarifications/*/plan_run_id", from: "wkfl", to: "pr" },
+        "a clarification points at its run, whose id was rewritten, so its reference is rewritten too";
 
-/// The row `r0.clar_prefix`.
-pub static R0_CLAR_PREFIX: Row = Row { id: "r0.clar_prefix", from: Some(R0), op: RewritePrefix { at: "/outputs/clarifications/*/plan_run_id", from: "pr", to: "prun" }, note: "a clarification points at its run, whose id was rewritten, so its reference is rewritten too" };
+    R0_ID_PREFIX = "r0.id_prefix", Some(R0),
+        RewritePrefix { at: "/id", from: "pr", to: "prun" },
+        "run ids are prefixed prun- from 0.1.0 on";
 
-/// The row `r2.planning_ext`.
-pub static R2_PLANNING_EXT: Row = Row { id: "r2.planning_ext", from: Some(R2), op: ToResidue { at: "/execution_context/planning_agent_system_context_extension" }, note: "system-context extensions were removed in v0.2.0; V2 has no slot, so the value is kept in the residue" };
+    R0_CLAR_PREFIX = "r0.clar_prefix", Some(R0),
+        RewritePrefix { at: "/outputs/clarifications/*/plan_run_id", from: "pr", to: "prun" },
+        "a clarification points at its run, whose id was rewritten, so its reference is rewritten too";
 
-/// The row `r2.execution_ext`.
-pub static R2_EXECUTION_EXT: Row = Row { id: "r2.execution_ext", from: Some(R2), op: ToResidue { at: "/execution_context/execution_agent_system_context_extension" }, note: "system-context extensions were removed in v0.2.0; V2 has no slot, so the value is kept in the residue" };
+    R2_PLANNING_EXT = "r2.planning_ext", Some(R2),
+        ToResidue { at: "/execution_context/planning_agent_system_context_extension" },
+        "system-context extensions were removed in v0.2.0; V2 has no slot, so the value is kept in the residue";
 
-/// The row `r3.end_user_id`.
-pub static R3_END_USER_ID: Row = Row { id: "r3.end_user_id", from: Some(R3), op: Move { from: "/execution_context/end_user_id", to: "/end_user_id", default: "\"portia:default_user\"" }, note: "the end user moved to a required top-level key in v0.3.0; an unset end user (null before v0.3.0) becomes the SDK's default end user \"portia:default_user\" (Portia.initialize_end_user, v0.3.0 to HEAD)" };
+    R2_EXECUTION_EXT = "r2.execution_ext", Some(R2),
+        ToResidue { at: "/execution_context/execution_agent_system_context_extension" },
+        "system-context extensions were removed in v0.2.0; V2 has no slot, so the value is kept in the residue";
 
-/// The row `r4.plan_run_inputs`.
-pub static R4_PLAN_RUN_INPUTS: Row = Row {
-    id: "r4.plan_run_inputs",
-    from: Some(R4),
-    op: Default {
-        at: "",
-        key: "plan_run_inputs",
-        value: "{}",
-    },
-    note: "run inputs arrived in v0.3.2; older runs had none",
-};
+    R3_END_USER_ID = "r3.end_user_id", Some(R3),
+        Move { from: "/execution_context/end_user_id", to: "/end_user_id", default: "\"portia:default_user\"" },
+        "the end user moved to a required top-level key in v0.3.0; an unset end user (null before v0.3.0) becomes the SDK's default end user \"portia:default_user\" (Portia.initialize_end_user, v0.3.0 to HEAD)";
 
-/// The row `r5.execution_context`.
-pub static R5_EXECUTION_CONTEXT: Row = Row { id: "r5.execution_context", from: Some(R5), op: ToResidue { at: "/execution_context" }, note: "execution_context was removed in v0.3.4; it is kept in the residue, and its additional_data is also merged into the end user" };
+    R4_PLAN_RUN_INPUTS = "r4.plan_run_inputs", Some(R4),
+        Default { at: "", key: "plan_run_inputs", value: "{}" },
+        "run inputs arrived in v0.3.2; older runs had none";
 
-/// The row `v2.current_step_id`.
-pub static V2_CURRENT_STEP_ID: Row = Row {
-    id: "v2.current_step_id",
-    from: None,
-    op: Mapping {
-        from: "/run/current_step_id",
-        to: "/current_step_index",
-    },
-    note: "the dialect of the original design names the step position current_step_id",
-};
+    R5_EXECUTION_CONTEXT = "r5.execution_context", Some(R5),
+        ToResidue { at: "/execution_context" },
+        "execution_context was removed in v0.3.4; it is kept in the residue, and its additional_data is also merged into the end user";
 
-/// The row `v2.plan_id`.
-pub static V2_PLAN_ID: Row = Row {
-    id: "v2.plan_id",
-    from: None,
-    op: Mapping {
-        from: "/run/plan_id",
-        to: "/plan",
-    },
-    note: "the run embeds its plan, converted to PlanV2",
-};
+    V2_CURRENT_STEP_ID = "v2.current_step_id", None,
+        Mapping { from: "/run/current_step_id", to: "/current_step_index" },
+        "the dialect of the original design names the step position current_step_id";
 
-/// The row `v2.end_user_id`.
-pub static V2_END_USER_ID: Row = Row {
-    id: "v2.end_user_id",
-    from: None,
-    op: Mapping {
-        from: "/run/end_user_id",
-        to: "/end_user",
-    },
-    note: "the run embeds its end user (the store's <external_id>.json, else a default EndUser)",
-};
+    V2_PLAN_ID = "v2.plan_id", None,
+        Mapping { from: "/run/plan_id", to: "/plan" },
+        "the run embeds its plan, converted to PlanV2";
 
-/// The row `v2.additional_data`.
-pub static V2_ADDITIONAL_DATA: Row = Row { id: "v2.additional_data", from: None, op: Mapping { from: "/run/execution_context/additional_data", to: "/end_user/additional_data" }, note: "context data is merged under the end user's own; on a conflict the stored EndUser wins and the context's value stays in the residue" };
+    V2_END_USER_ID = "v2.end_user_id", None,
+        Mapping { from: "/run/end_user_id", to: "/end_user" },
+        "the run embeds its end user (the store's <external_id>.json, else a default EndUser)";
 
-/// The row `v2.step_outputs`.
-pub static V2_STEP_OUTPUTS: Row = Row { id: "v2.step_outputs", from: None, op: Mapping { from: "/run/outputs/step_outputs", to: "/step_output_values" }, note: "step outputs become StepOutputValues, matched to plan steps by output name, then by $step_N_output; an unmatched one keeps its key as output_name" };
+    V2_ADDITIONAL_DATA = "v2.additional_data", None,
+        Mapping { from: "/run/execution_context/additional_data", to: "/end_user/additional_data" },
+        "context data is merged under the end user's own; on a conflict the stored EndUser wins and the context's value stays in the residue";
 
-/// The row `v2.final_output`.
-pub static V2_FINAL_OUTPUT: Row = Row {
-    id: "v2.final_output",
-    from: None,
-    op: Mapping {
-        from: "/run/outputs/final_output",
-        to: "/final_output",
-    },
-    note: "the outputs container is flattened",
-};
+    V2_STEP_OUTPUTS = "v2.step_outputs", None,
+        Mapping { from: "/run/outputs/step_outputs", to: "/step_output_values" },
+        "step outputs become StepOutputValues, matched to plan steps by output name, then by $step_N_output; an unmatched one keeps its key as output_name";
 
-/// The row `v2.clarifications`.
-pub static V2_CLARIFICATIONS: Row = Row {
-    id: "v2.clarifications",
-    from: None,
-    op: Mapping {
-        from: "/run/outputs/clarifications",
-        to: "/clarifications",
-    },
-    note: "kept (the original V2 design dropped them)",
-};
+    V2_FINAL_OUTPUT = "v2.final_output", None,
+        Mapping { from: "/run/outputs/final_output", to: "/final_output" },
+        "the outputs container is flattened";
 
-/// The row `v2.plan_run_inputs`.
-pub static V2_PLAN_RUN_INPUTS: Row = Row {
-    id: "v2.plan_run_inputs",
-    from: None,
-    op: Mapping {
-        from: "/run/plan_run_inputs",
-        to: "/plan_run_inputs",
-    },
-    note: "values kept as the strings the SDK stored; nothing is decoded",
-};
+    V2_CLARIFICATIONS = "v2.clarifications", None,
+        Mapping { from: "/run/outputs/clarifications", to: "/clarifications" },
+        "kept (the original V2 design dropped them)";
 
-/// The row `v2.config`.
-pub static V2_CONFIG: Row = Row {
-    id: "v2.config",
-    from: None,
-    op: Mapping {
-        from: "/config",
-        to: "/config",
-    },
-    note: "the --config file laid over the SDK's defaults; secrets are always written masked",
-};
+    V2_PLAN_RUN_INPUTS = "v2.plan_run_inputs", None,
+        Mapping { from: "/run/plan_run_inputs", to: "/plan_run_inputs" },
+        "values kept as the strings the SDK stored; nothing is decoded";
 
-/// The row `plan.inputs`.
-pub static PLAN_INPUTS: Row = Row {
-    id: "plan.inputs",
-    from: None,
-    op: Mapping {
-        from: "/plan/inputs",
-        to: "/plan/plan_inputs",
-    },
-    note: "v0.3.2 plan inputs were renamed plan_inputs in v0.3.4",
-};
+    V2_CONFIG = "v2.config", None,
+        Mapping { from: "/config", to: "/config" },
+        "the --config file laid over the SDK's defaults; secrets are always written masked";
 
-/// The row `plan.query`.
-pub static PLAN_QUERY: Row = Row {
-    id: "plan.query",
-    from: None,
-    op: Mapping {
-        from: "/plan/plan_context/query",
-        to: "/plan/label",
-    },
-    note: "PlanV2 has no plan context: the legacy query becomes its label",
-};
+    PLAN_INPUTS = "plan.inputs", None,
+        Mapping { from: "/plan/inputs", to: "/plan/plan_inputs" },
+        "v0.3.2 plan inputs were renamed plan_inputs in v0.3.4";
 
-/// The row `plan.tool_ids`.
-pub static PLAN_TOOL_IDS: Row = Row {
-    id: "plan.tool_ids",
-    from: None,
-    op: Mapping {
-        from: "/plan/plan_context/tool_ids",
-        to: "/plan/tool_ids",
-    },
-    note: "the planner's tool list, out of the plan context",
-};
+    PLAN_QUERY = "plan.query", None,
+        Mapping { from: "/plan/plan_context/query", to: "/plan/label" },
+        "PlanV2 has no plan context: the legacy query becomes its label";
 
-/// The row `plan.steps`.
-pub static PLAN_STEPS: Row = Row { id: "plan.steps", from: None, op: Mapping { from: "/plan/steps", to: "/plan/steps" }, note: "steps stay 1:1; a step that is exactly what the SDK's to_legacy_plan writes for a Plan Builder step gets that PlanV2 type, any other the legacy type, verbatim" };
+    PLAN_TOOL_IDS = "plan.tool_ids", None,
+        Mapping { from: "/plan/plan_context/tool_ids", to: "/plan/tool_ids" },
+        "the planner's tool list, out of the plan context";
 
-/// The whole table, in chain order.
-pub static TABLE: &[&Row] = &[
-    &W1_PLANNER_EXT,
-    &W1_AGENT_EXT,
-    &W1_WORKFLOW_ID,
-    &W1_ID_PREFIX,
-    &W1_CLAR_PREFIX,
-    &R0_ID_PREFIX,
-    &R0_CLAR_PREFIX,
-    &R2_PLANNING_EXT,
-    &R2_EXECUTION_EXT,
-    &R3_END_USER_ID,
-    &R4_PLAN_RUN_INPUTS,
-    &R5_EXECUTION_CONTEXT,
-    &V2_CURRENT_STEP_ID,
-    &V2_PLAN_ID,
-    &V2_END_USER_ID,
-    &V2_ADDITIONAL_DATA,
-    &V2_STEP_OUTPUTS,
-    &V2_FINAL_OUTPUT,
-    &V2_CLARIFICATIONS,
-    &V2_PLAN_RUN_INPUTS,
-    &V2_CONFIG,
-    &PLAN_INPUTS,
-    &PLAN_QUERY,
-    &PLAN_TOOL_IDS,
-    &PLAN_STEPS,
-];
+    PLAN_STEPS = "plan.steps", None,
+        Mapping { from: "/plan/steps", to: "/plan/steps" },
+        "steps stay 1:1; a step that is exactly what the SDK's to_legacy_plan writes for a Plan Builder step gets that PlanV2 type, any other the legacy type, verbatim";
+}
 
 /// The rows that take a document of `version` to the next version.
 pub fn rows_from(version: Version) -> impl Iterator<Item = &'static Row> {
