@@ -189,9 +189,11 @@ fn print(globals: &Globals, summary: &Summary, json: &str) -> anyhow::Result<()>
             if summary.resumed {
                 writeln!(
                     out,
-                    "resumed: {} runs up to date (inputs unchanged, outputs verified, skipped), {} stale temp files removed{}",
+                    "resumed: {} {} up to date (inputs unchanged, outputs verified, skipped), {} stale temp {} removed{}",
                     summary.skipped,
+                    if summary.skipped == 1 { "run" } else { "runs" },
                     summary.temps_removed,
+                    if summary.temps_removed == 1 { "file" } else { "files" },
                     if summary.journal_cut { ", a torn journal line cut off" } else { "" }
                 )?;
             }

@@ -523,7 +523,12 @@ impl BatchReport {
             .as_deref()
             .map(|d| format!(" -> {d}"))
             .unwrap_or_default();
-        let _ = writeln!(out, "{verb} {}{dst}{shards}: {} runs", self.src, self.runs);
+        let runs = if self.runs == 1 { "run" } else { "runs" };
+        let _ = writeln!(
+            out,
+            "{verb} {}{dst}{shards}: {} {runs}",
+            self.src, self.runs
+        );
         for (class, n) in &self.outcomes {
             let _ = writeln!(out, "{n:>10}  {class}");
         }
@@ -639,6 +644,16 @@ mod tests {
             }),
             ..Line::default()
         }
+    }
+
+    #[test]
+    fn the_summary_counts_one_run_in_the_singular() {
+        let mut builder = Builder::new(Path::new("/src"), None, true, None);
+        builder
+            .add(&line("prun-01.json", Class::Rejected, 1, 1))
+            .unwrap();
+        let text = builder.finish().to_text();
+        assert!(text.starts_with("dry run of /src: 1 run\n"), "{text}");
     }
 
     #[test]
