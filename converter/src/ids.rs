@@ -10,15 +10,7 @@ pub(crate) fn stable_id(prefix: &str, content: &str) -> String {
         hash = hash.wrapping_mul(0x0000_0000_0100_0000_0000_0000_0000_013b);
     }
     let uuid = (hash & !(0xf << 76) & !(0x3 << 62)) | (0x8 << 76) | (0x2 << 62);
-    let h = format!("{uuid:032x}");
-    format!(
-        "{prefix}-{}-{}-{}-{}-{}",
-        &h[0..8],
-        &h[8..12],
-        &h[12..16],
-        &h[16..20],
-        &h[20..32]
-    )
+    format!("{prefix}-{}", uuid::Uuid::from_u128(uuid).hyphenated())
 }
 
 #[cfg(test)]

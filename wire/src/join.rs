@@ -74,23 +74,8 @@ impl Piece for usize {
 }
 
 /// Appends `n` in decimal.
-fn push_decimal(out: &mut String, mut n: u64) {
-    // Most are indexes of steps, inputs and outputs.
-    if n < 10 {
-        out.push(char::from(b'0' + n as u8));
-        return;
-    }
-    let mut digits = [0u8; 20];
-    let mut at = digits.len();
-    loop {
-        at -= 1;
-        digits[at] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    out.push_str(std::str::from_utf8(&digits[at..]).expect("ASCII digits"));
+fn push_decimal(out: &mut String, n: u64) {
+    out.push_str(itoa::Buffer::new().format(n));
 }
 
 /// `format!("{n:016x}")`: sixteen lowercase hex digits, for the hashes journaled and compared
