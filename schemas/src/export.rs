@@ -14,7 +14,6 @@
 //! the directory and in `v2/` and `legacy/`).
 
 use std::ffi::{OsStr, OsString};
-use std::fmt;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -198,9 +197,10 @@ pub struct Exported {
 }
 
 /// Why an export failed.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum ExportError {
     /// The generator program could not be started.
+    #[error("{}", not_installed(*generator, program))]
     NotInstalled {
         /// The generator.
         generator: Generator,
@@ -208,6 +208,16 @@ pub enum ExportError {
         program: OsString,
     },
     /// The generator ran and failed.
+    #[error(
+        "{} failed ({status}); the export is tested with {}{}{}\n  command: {command}\n{output}",
+        generator.program(),
+        generator.package(),
+        match generator {
+            Generator::Json2Ts => "@",
+            Generator::DatamodelCodegen => "==",
+        },
+        generator.version()
+    )]
     Failed {
         /// The generator.
         generator: Generator,
@@ -219,6 +229,7 @@ pub enum ExportError {
         output: String,
     },
     /// A schema file of a `--from` directory could not be used.
+    #[error("{}: not a schema directory or file: {message}", path.display())]
     BadSchema {
         /// The file or directory.
         path: PathBuf,
@@ -226,6 +237,7 @@ pub enum ExportError {
         message: String,
     },
     /// Reading or writing a file failed.
+    #[error("{}: {source}", path.display())]
     Io {
         /// The file or directory.
         path: PathBuf,
@@ -243,72 +255,35 @@ impl ExportError {
     }
 }
 
-impl fmt::Display for ExportError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ExportError::NotInstalled { generator, program } => write!(
-                f,
-                "`{}` is not installed (tried to run {:?}); the {} export runs {}'s {}. Install it \
-                 with `{}` (or, in a project, `{}` and set {} to its path)",
-                generator.program(),
-                program,
-                match generator {
-                    Generator::Json2Ts => "TypeScript",
-                    Generator::DatamodelCodegen => "Python",
-                },
+/// [`ExportError::NotInstalled`]'s message: what to install, and how.
+fn not_installed(generator: Generator, program: &OsString) -> String {
+    let (language, install) = match generator {
+        Generator::Json2Ts => (
+            "TypeScript",
+            format!(
+                "npm install --save-dev {}@{}",
                 generator.package(),
-                generator.program(),
-                generator.install_command(),
-                match generator {
-                    Generator::Json2Ts => format!(
-                        "npm install --save-dev {}@{}",
-                        generator.package(),
-                        generator.version()
-                    ),
-                    Generator::DatamodelCodegen => format!(
-                        "python3 -m venv .venv && .venv/bin/pip install {}=={}",
-                        generator.package(),
-                        generator.version()
-                    ),
-                },
-                generator.env_var(),
+                generator.version()
             ),
-            ExportError::Failed {
-                generator,
-                command,
-                status,
-                output,
-            } => write!(
-                f,
-                "{} failed ({status}); the export is tested with {}{}{}\n  command: {command}\n{}",
-                generator.program(),
+        ),
+        Generator::DatamodelCodegen => (
+            "Python",
+            format!(
+                "python3 -m venv .venv && .venv/bin/pip install {}=={}",
                 generator.package(),
-                match generator {
-                    Generator::Json2Ts => "@",
-                    Generator::DatamodelCodegen => "==",
-                },
-                generator.version(),
-                output
+                generator.version()
             ),
-            ExportError::BadSchema { path, message } => {
-                write!(
-                    f,
-                    "{}: not a schema directory or file: {message}",
-                    path.display()
-                )
-            }
-            ExportError::Io { path, source } => write!(f, "{}: {source}", path.display()),
-        }
-    }
-}
-
-impl std::error::Error for ExportError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            ExportError::Io { source, .. } => Some(source),
-            _ => None,
-        }
-    }
+        ),
+    };
+    format!(
+        "`{}` is not installed (tried to run {program:?}); the {language} export runs {}'s {}. \
+         Install it with `{}` (or, in a project, `{install}` and set {} to its path)",
+        generator.program(),
+        generator.package(),
+        generator.program(),
+        generator.install_command(),
+        generator.env_var(),
+    )
 }
 
 /// The file name a schema is staged under for a generator: the name without `.schema.json`,
