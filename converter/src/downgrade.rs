@@ -80,12 +80,10 @@ pub fn downgrade_to_head(v2: &PlanRunV2, allow_loss: bool) -> Result<Downgraded,
     for (doc, list) in changes {
         for change in list {
             match change {
-                Normalization::Defaulted { pointer, value } => down.report.push(
-                    EntryKind::Defaulted,
-                    None,
-                    Some(format!("{doc}{pointer}")),
+                Normalization::Defaulted { pointer, value } => down.report.defaulted(
+                    format!("{doc}{pointer}"),
                     "written as the SDK at HEAD writes it",
-                    Some(value.clone()),
+                    value.clone(),
                 ),
                 Normalization::Coerced { pointer, from, .. } => down.report.push(
                     EntryKind::Coerced,
@@ -94,12 +92,10 @@ pub fn downgrade_to_head(v2: &PlanRunV2, allow_loss: bool) -> Result<Downgraded,
                     head_note(pointer),
                     Some(from.clone()),
                 ),
-                Normalization::Dropped { pointer, value } => down.report.push(
-                    EntryKind::Dropped,
-                    Some(format!("{doc}{pointer}")),
-                    None,
+                Normalization::Dropped { pointer, value } => down.report.dropped(
+                    format!("{doc}{pointer}"),
                     "the SDK at HEAD ignores this key, so a HEAD store cannot hold it",
-                    Some(value.clone()),
+                    value.clone(),
                 ),
                 Normalization::Reformatted => {}
             }
@@ -151,15 +147,10 @@ pub fn downgrade(v2: &PlanRunV2, allow_loss: bool) -> Result<Downgraded, Downgra
         return Err(DowngradeError::WouldDrop(pointers));
     }
     for (pointer, value) in run_residue {
-        report.push(
-            EntryKind::Dropped,
-            Some(format!(
-                "/legacy/entries/{}",
-                escape_pointer_token(&pointer)
-            )),
-            None,
+        report.dropped(
+            format!("/legacy/entries/{}", escape_pointer_token(&pointer)),
             format!("{pointer} has no place in an R6 run"),
-            Some(value),
+            value,
         );
     }
     // The legacy reader takes integers within ±(2^53 - 1) only, as its schemas say; V2 takes any
@@ -186,15 +177,13 @@ pub fn downgrade(v2: &PlanRunV2, allow_loss: bool) -> Result<Downgraded, Downgra
     }
     for i in replaced {
         let value = &v2.step_output_values[i];
-        report.push(
-            EntryKind::Dropped,
-            Some(format!("/step_output_values/{i}")),
-            None,
+        report.dropped(
+            format!("/step_output_values/{i}"),
             format!(
                 "a later output named {:?} replaces it: legacy step outputs are keyed by name",
                 value.output_name
             ),
-            Some(serde_json::to_value(value).expect("V2 documents are JSON")),
+            serde_json::to_value(value).expect("V2 documents are JSON"),
         );
     }
     let final_output = v2

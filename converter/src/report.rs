@@ -101,6 +101,38 @@ impl LossReport {
         });
     }
 
+    /// Records that the target's `to` got `value`, a default: the source had nothing there.
+    pub fn defaulted(
+        &mut self,
+        to: impl Into<String>,
+        note: impl Into<Cow<'static, str>>,
+        value: Value,
+    ) {
+        self.push(
+            EntryKind::Defaulted,
+            None,
+            Some(to.into()),
+            note,
+            Some(value),
+        );
+    }
+
+    /// Records that the source's `from`, which held `value`, has no place in the target.
+    pub fn dropped(
+        &mut self,
+        from: impl Into<String>,
+        note: impl Into<Cow<'static, str>>,
+        value: Value,
+    ) {
+        self.push(
+            EntryKind::Dropped,
+            Some(from.into()),
+            None,
+            note,
+            Some(value),
+        );
+    }
+
     /// Records the entry a mapping row of the rename table describes, at the row's own paths
     /// (each with `under` appended: a key's escaped pointer, or nothing), so an entry cannot
     /// drift from the row it cites. `note` is the row's note, bare or as the chain cites it.

@@ -50,12 +50,10 @@ pub fn run_context_from_legacy(
         "the registry's tools as the plan saw them",
         None,
     );
-    report.push(
-        EntryKind::Defaulted,
-        None,
-        Some("/execution_hooks".into()),
+    report.defaulted(
+        "/execution_hooks",
         "hooks are code; none is recorded",
-        Some(Value::Array(Vec::new())),
+        Value::Array(Vec::new()),
     );
     report.push(
         EntryKind::Defaulted,

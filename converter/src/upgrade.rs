@@ -155,12 +155,10 @@ pub fn resolve_config(
                     }
                     (Some(slot), _) => *slot = value.clone(),
                     (None, _) => {
-                        report.push(
-                            EntryKind::Dropped,
-                            Some(format!("/config/{}", escape_pointer_token(key))),
-                            None,
+                        report.dropped(
+                            format!("/config/{}", escape_pointer_token(key)),
                             "not a field of the current SDK's Config",
-                            Some(value.clone()),
+                            value.clone(),
                         );
                         continue;
                     }
@@ -408,12 +406,10 @@ fn run_id(src: &Sources, id: Option<&RunId>, report: &mut LossReport) -> String 
         return id.to_string();
     }
     let id = stable_id("prun", &src.run.to_sdk_json());
-    report.push(
-        EntryKind::Defaulted,
-        None,
-        Some("/id".into()),
+    report.defaulted(
+        "/id",
         "the run file has no id; one is derived from its content",
-        Some(Value::String(id.clone())),
+        Value::String(id.clone()),
     );
     id
 }
@@ -580,23 +576,19 @@ fn clarification(
             "clar",
             &join!(at, serde_json::to_string(clar).expect("JSON")),
         );
-        report.push(
-            EntryKind::Defaulted,
-            None,
-            Some(join!(to, "/id")),
+        report.defaulted(
+            join!(to, "/id"),
             "the clarification has no id; one is derived from its content",
-            Some(Value::String(id.clone())),
+            Value::String(id.clone()),
         );
         id
     };
     let plan_run_id = clar.run_ref.and_then(|(_, id)| id).map(|id| id.to_string());
     if clar.run_ref.is_none() {
-        report.push(
-            EntryKind::Defaulted,
-            None,
-            Some(join!(to, "/plan_run_id")),
+        report.defaulted(
+            join!(to, "/plan_run_id"),
             "no run reference in the source",
-            Some(Value::Null),
+            Value::Null,
         );
     }
     let mut absent = Vec::new();
@@ -613,12 +605,10 @@ fn clarification(
             .filter(|key| !clar.fields.contains_key(**key)),
     );
     for key in absent {
-        report.push(
-            EntryKind::Defaulted,
-            None,
-            Some(join!(to, "/", key)),
+        report.defaulted(
+            join!(to, "/", key),
             "a key this release of the SDK did not write",
-            Some(Value::Null),
+            Value::Null,
         );
     }
     if !clar.extra.is_empty() {
@@ -722,21 +712,17 @@ fn normalization_entries(
                 );
             }
             N::Defaulted { pointer, value } => {
-                report.push(
-                    EntryKind::Defaulted,
-                    None,
-                    Some(join!(doc, pointer)),
+                report.defaulted(
+                    join!(doc, pointer),
                     join!("absent in the file; the SDK's default, ", note),
-                    Some(value.clone()),
+                    value.clone(),
                 );
             }
             N::Dropped { pointer, value } => {
-                report.push(
-                    EntryKind::Dropped,
-                    Some(join!(doc, pointer)),
-                    None,
+                report.dropped(
+                    join!(doc, pointer),
                     join!("a key the SDK's model ignores, ", note),
-                    Some(value.clone()),
+                    value.clone(),
                 );
             }
             N::Reformatted => {}

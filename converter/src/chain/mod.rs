@@ -323,13 +323,8 @@ impl Typed {
             id
         } else {
             let id: String = default_of(row, default);
-            self.report.push(
-                EntryKind::Defaulted,
-                None,
-                Some(join!("/run", to)),
-                note(row),
-                Some(Value::String(id.clone())),
-            );
+            self.report
+                .defaulted(join!("/run", to), note(row), Value::String(id.clone()));
             id
         };
         RunR4 {
@@ -352,12 +347,10 @@ impl Typed {
         };
         let recorded: Value = default_of(row, value);
         let plan_run_inputs = default_of(row, value);
-        self.report.push(
-            EntryKind::Defaulted,
-            None,
-            Some(join!("/run", at, "/", escape_pointer_token(key))),
+        self.report.defaulted(
+            join!("/run", at, "/", escape_pointer_token(key)),
             note(row),
-            Some(recorded),
+            recorded,
         );
         RunR5 {
             id: run.id,

@@ -113,12 +113,10 @@ fn apply(
                 if !obj.contains_key(key) {
                     let value = parse_default(value);
                     obj.insert(key.to_owned(), value.clone());
-                    report.push(
-                        EntryKind::Defaulted,
-                        None,
-                        Some(format!("/run{at}/{}", escape_pointer_token(key))),
+                    report.defaulted(
+                        format!("/run{at}/{}", escape_pointer_token(key)),
                         note(row),
-                        Some(value),
+                        value,
                     );
                 }
             }

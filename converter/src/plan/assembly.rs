@@ -55,19 +55,15 @@ pub(super) fn assemble(plan: &Plan, steps: Vec<Converted>) -> PlanConversion {
             Some(reason) => report_legacy_step(&mut e, i, converted, source, reason),
         }
     }
-    e.report.push(
-        EntryKind::Defaulted,
-        None,
-        Some("/plan/summarize".into()),
+    e.report.defaulted(
+        "/plan/summarize",
         "legacy plans do not summarise their final output (the builder's default)",
-        Some(Value::Bool(false)),
+        Value::Bool(false),
     );
-    e.report.push(
-        EntryKind::Defaulted,
-        None,
-        Some("/plan/final_output_schema".into()),
+    e.report.defaulted(
+        "/plan/final_output_schema",
         "a legacy plan's structured_output_schema is never written by the SDK",
-        Some(Value::Null),
+        Value::Null,
     );
     PlanConversion {
         plan: Arc::new(PlanV2 {
@@ -91,12 +87,10 @@ fn plan_id(plan: &Plan, e: &mut PlanEntries) -> String {
         return id.to_string();
     }
     let id = derived_plan_id(plan);
-    e.report.push(
-        EntryKind::Defaulted,
-        None,
-        Some("/plan/id".into()),
+    e.report.defaulted(
+        "/plan/id",
         "the legacy plan has no id; V2 requires one: UUIDv5 of the plan's JSON",
-        Some(Value::String(id.clone())),
+        Value::String(id.clone()),
     );
     e.keep(
         "/plan/id".into(),
@@ -130,12 +124,10 @@ fn plan_inputs(plan: &Plan, e: &mut PlanEntries) -> Vec<PlanInput> {
         (None, Some(v032)) => {
             e.cite(EntryKind::Renamed, &renames::PLAN_INPUTS);
             for j in 0..v032.len() {
-                e.report.push(
-                    EntryKind::Defaulted,
-                    None,
-                    Some(join!("/plan/plan_inputs/", j, "/value")),
+                e.report.defaulted(
+                    join!("/plan/plan_inputs/", j, "/value"),
                     "v0.3.2 plan inputs have no default value",
-                    Some(Value::Null),
+                    Value::Null,
                 );
             }
             e.keep(
@@ -152,12 +144,10 @@ fn plan_inputs(plan: &Plan, e: &mut PlanEntries) -> Vec<PlanInput> {
                 .collect()
         }
         (None, None) => {
-            e.report.push(
-                EntryKind::Defaulted,
-                None,
-                Some("/plan/plan_inputs".into()),
+            e.report.defaulted(
+                "/plan/plan_inputs",
                 "plans before v0.3.2 have no inputs",
-                Some(json!([])),
+                json!([]),
             );
             e.keep(
                 "/plan/plan_inputs".into(),
@@ -239,8 +229,7 @@ impl StepEntries<'_> {
 
     fn defaulted(&mut self, field: &str, value: Value, note: &'static str) {
         let to = self.at(field);
-        self.report
-            .push(EntryKind::Defaulted, None, Some(to), note, Some(value));
+        self.report.defaulted(to, note, value);
     }
 
     fn renamed(&mut self, source: &str, field: &str, note: &'static str) {

@@ -75,19 +75,15 @@ pub fn rebuilt_plan_entries(run: &RunR6, report: &mut LossReport) {
         ),
         None,
     );
-    report.push(
-        EntryKind::Defaulted,
-        None,
-        Some("/plan/label".into()),
+    report.defaulted(
+        "/plan/label",
         "a rebuilt plan's query is unknown",
-        Some(Value::String(String::new())),
+        Value::String(String::new()),
     );
-    report.push(
-        EntryKind::Defaulted,
-        None,
-        Some("/plan/tool_ids".into()),
+    report.defaulted(
+        "/plan/tool_ids",
         "a rebuilt plan's tools are unknown",
-        Some(Value::Array(Vec::new())),
+        Value::Array(Vec::new()),
     );
     for (i, output) in run.outputs.step_outputs.keys().enumerate() {
         report.push(
