@@ -299,75 +299,167 @@ fn an_output_the_sdk_saved_into_a_head_store_survives_a_resume() {
 }
 
 /// A file stamped too close to the moment it was read for an equal stamp to prove it unchanged
-/// later (racily clean, as git says) is journaled with its content's hash, and the next pass
-/// compares contents: the same content keeps its run up to date, other content converts it
-/// again. A line without the hash (journaled by an earlier build) counts its run as changed.
-/// The run files' modification times are set an hour ahead: racily clean whenever this runs.
+/// later (racily clean, as git says) is journaled with its content's hash, and every later pass
+/// compares contents: the same content keeps its runs up to date, other content converts them
+/// again, whether the file is a run's own or a plan its runs share. A line without the hash
+/// (journaled by an earlier build) counts its run as changed. The store's files' modification
+/// times are set an hour ahead: racily clean whenever this runs.
 #[test]
 fn a_racily_clean_input_is_compared_by_its_content() {
     let tmp = tempfile::tempdir().unwrap();
     let src = tmp.path().join("src");
     copy_dir(&example_store(), &src);
-    let runs = run_files(&src);
     let ahead = std::time::SystemTime::now() + Duration::from_secs(3600);
-    for run in &runs {
-        let file = std::fs::File::options()
-            .write(true)
-            .open(src.join(run))
-            .unwrap();
-        file.set_modified(ahead).unwrap();
+    for entry in std::fs::read_dir(&src).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "json") {
+            let file = std::fs::File::options().write(true).open(path).unwrap();
+            file.set_modified(ahead).unwrap();
+        }
     }
     let dst = tmp.path().join("dst");
     migrate(&src, &dst, &[]);
     let journal = dst.join(".planrun/journal.jsonl");
     let text = std::fs::read_to_string(&journal).unwrap();
-    let hashes: Vec<String> = text
+    let completed: Vec<Value> = text
         .lines()
         .map(|line| serde_json::from_str::<Value>(line).unwrap())
         .filter(|line| line["event"] == "completed")
-        .map(|line| {
-            let own = &line["inputs"][0];
-            assert_eq!(own["path"], line["run"], "{line}");
-            own["hash"]
-                .as_str()
-                .unwrap_or_else(|| panic!("no hash: {line}"))
-                .to_owned()
-        })
         .collect();
-    assert_eq!(hashes.len(), runs.len(), "{text}");
+    assert_eq!(completed.len(), run_files(&src).len(), "{text}");
+    // Every input read has its hash: the run file first, then its plan.
+    let hash = |line: &Value, i: usize| -> String {
+        let input = &line["inputs"][i];
+        input["hash"]
+            .as_str()
+            .unwrap_or_else(|| panic!("input {i} has no hash: {line}"))
+            .to_owned()
+    };
+    let (run_0, run_1) = (hash(&completed[0], 0), hash(&completed[1], 0));
+    assert_eq!(completed[0]["inputs"][0]["path"], completed[0]["run"]);
+    let plan = &completed[0]["inputs"][1];
+    assert!(
+        plan["path"].as_str().unwrap().starts_with("plan-"),
+        "{plan}"
+    );
+    let runs_of_plan = completed
+        .iter()
+        .filter(|line| line["inputs"][1]["path"] == plan["path"])
+        .count();
     let catch_up = |src: &Path| -> Value {
         let output = migrate(src, &dst, &["--resume", "--format", "json"]);
         let report: Value = serde_json::from_slice(&output.stdout).unwrap();
         report["catch_up"].clone()
     };
+    let counts = |caught: &Value| (caught["up_to_date"].clone(), caught["changed"].clone());
     let same = catch_up(&src);
-    assert_eq!(
-        (&same["up_to_date"], &same["changed"]),
-        (&5.into(), &0.into()),
-        "{same:#}"
-    );
+    assert_eq!(counts(&same), (5.into(), 0.into()), "{same:#}");
 
     // The journal says the first run read other bytes than the file holds now.
-    std::fs::write(&journal, text.replacen(&hashes[0], "0123456789abcdef", 1)).unwrap();
+    std::fs::write(&journal, text.replacen(&run_0, "0123456789abcdef", 1)).unwrap();
     let other = catch_up(&src);
+    assert_eq!(counts(&other), (4.into(), 1.into()), "{other:#}");
+
+    // The same for the plan, in every line that names it: all its runs are converted again.
+    let text = std::fs::read_to_string(&journal).unwrap();
+    let plan_hash = hash(&completed[0], 1);
+    std::fs::write(&journal, text.replace(&plan_hash, "fedcba9876543210")).unwrap();
+    let shared = catch_up(&src);
+    let kept = 5 - runs_of_plan;
     assert_eq!(
-        (&other["up_to_date"], &other["changed"]),
-        (&4.into(), &1.into()),
-        "{other:#}"
+        counts(&shared),
+        (kept.into(), runs_of_plan.into()),
+        "{shared:#}"
     );
 
     // The run's lines journaled without the hash: an equal stamp proves nothing.
     let text = std::fs::read_to_string(&journal).unwrap();
-    let unhashed = text.replace(&format!(",\"hash\":\"{}\"", hashes[1]), "");
+    let unhashed = text.replace(&format!(",\"hash\":\"{run_1}\""), "");
     assert_ne!(unhashed, text);
     std::fs::write(&journal, unhashed).unwrap();
     let old = catch_up(&src);
-    assert_eq!(
-        (&old["up_to_date"], &old["changed"]),
-        (&4.into(), &1.into()),
-        "{old:#}"
-    );
+    assert_eq!(counts(&old), (4.into(), 1.into()), "{old:#}");
     assert_eq!(tree(&dst, &[".planrun"]), fresh(&src, tmp.path(), "v2"));
+}
+
+/// With `--to r6`, a run already in V2 is written with the store's end-user file beside it,
+/// and what the two disagree on goes to its residue: that file is one of the run's inputs. The
+/// end user saved again in SRC converts both of its runs again, the V2 one too, and DST's
+/// residues are a fresh migration's.
+#[test]
+fn an_end_user_saved_again_redoes_a_v2_run_in_a_head_store() {
+    let tmp = tempfile::tempdir().unwrap();
+    let src = tmp.path().join("src");
+    copy_dir(&example_store(), &src);
+    let legacy = "prun-6e0b2a5d-7f8c-4d9e-9a0b-2c3d4e5f6a71";
+    let converted = run(args(&[&"convert", &src.join(format!("{legacy}.json"))]));
+    assert_eq!(code(&converted), 0, "{}", show(&converted));
+    let v2 = "prun-00000000-0000-4000-8000-0000000e2d00";
+    let text = String::from_utf8(converted.stdout)
+        .unwrap()
+        .replace(legacy, v2);
+    std::fs::write(src.join(format!("{v2}.json")), text).unwrap();
+    let dst = tmp.path().join("dst");
+    migrate(&src, &dst, &["--to", "r6"]);
+
+    save(&src.join("user-123.json"), |user| {
+        user["name"] = Value::String("Zoë M. Martins".to_owned());
+    });
+    let output = migrate(&src, &dst, &["--to", "r6", "--resume", "--format", "json"]);
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(report["catch_up"]["changed"], 2, "{report:#}");
+    let fresh = tmp.path().join("fresh");
+    migrate(&src, &fresh, &["--to", "r6"]);
+    assert_eq!(tree(&dst, &[".planrun"]), tree(&fresh, &[".planrun"]));
+    let residues = |dir: &Path| tree(&dir.join(".planrun/residue"), &[]);
+    assert_eq!(residues(&dst), residues(&fresh));
+}
+
+/// A HEAD store planrun wrote keeps, in a run's residue, what HEAD's files cannot hold: there
+/// the run's own plan, when the store's plan file is another run's version. Migrated back to V2,
+/// such a run reads its plan from the residue, not the plan file, so a resume finds it up to
+/// date; the residue saved again converts it again.
+#[test]
+fn a_run_whose_residue_holds_its_plan_is_up_to_date_until_the_residue_changes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let v2 = tmp.path().join("v2");
+    migrate(&example_store(), &v2, &[]);
+    // A second run of one plan, whose plan the SDK saved again in between.
+    let first = "prun-6e0b2a5d-7f8c-4d9e-9a0b-2c3d4e5f6a71";
+    let mut again = json(&v2.join(format!("{first}.json")));
+    let second = "prun-00000000-0000-4000-8000-0000000e2d01";
+    again["id"] = Value::String(second.to_owned());
+    again["plan"]["label"] = Value::String("Book a table for two, again".to_owned());
+    std::fs::write(v2.join(format!("{second}.json")), again.to_string()).unwrap();
+    let head = tmp.path().join("head");
+    let downgraded = run(args(&[&"downgrade", &v2, &"--out-dir", &head]));
+    assert!(code(&downgraded) < 2, "{}", show(&downgraded));
+    let residue = head.join(format!(".planrun/residue/{first}.json"));
+    assert!(json(&residue)["plan"].is_object(), "{}", show(&downgraded));
+
+    let dst = tmp.path().join("dst");
+    migrate(&head, &dst, &[]);
+    let catch_up = || -> Value {
+        let output = migrate(&head, &dst, &["--resume", "--format", "json"]);
+        serde_json::from_slice::<Value>(&output.stdout).unwrap()["catch_up"].clone()
+    };
+    let same = catch_up();
+    assert_eq!(
+        (&same["up_to_date"], &same["changed"]),
+        (&6.into(), &0.into()),
+        "{same:#}"
+    );
+
+    save(&residue, |residue| {
+        residue["plan"]["plan_context"]["query"] = Value::String("Book a table for three".into());
+    });
+    let other = catch_up();
+    assert_eq!(
+        (&other["up_to_date"], &other["changed"]),
+        (&5.into(), &1.into()),
+        "{other:#}"
+    );
+    assert_eq!(tree(&dst, &[".planrun"]), fresh(&head, tmp.path(), "v2"));
 }
 
 /// A writer rewrites random runs in place the way the SDK does (`open("w")`: truncate, write

@@ -335,7 +335,7 @@ fn convert_in(
         inputs: Vec::new(),
     };
     let name = file_name.filter(|n| is_run_file_name(n));
-    let residue = store.and_then(|(s, _)| residue_of(s, name?, bytes));
+    let residue = store.and_then(|(s, _)| residue_of(s, name?, bytes, &mut result.inputs));
     let undone = match &residue {
         Some(Kept::Applies(_, undone)) => undone.as_slice(),
         _ => bytes,
@@ -379,15 +379,29 @@ enum Kept {
     Stale(PathBuf),
 }
 
-/// The residue the store keeps of the run file `name` holding `bytes`, if it keeps one.
-fn residue_of(store: &dyn Store, name: &str, bytes: &[u8]) -> Option<Kept> {
+/// The residue the store keeps of the run file `name` holding `bytes`, if it keeps one, which
+/// is then recorded among the run's `inputs`.
+fn residue_of(
+    store: &dyn Store,
+    name: &str,
+    bytes: &[u8],
+    inputs: &mut Vec<Input>,
+) -> Option<Kept> {
     let id = name.strip_suffix(".json")?;
     let doc = Doc::Residue(id);
     let stale = || Some(Kept::Stale(store.locate(&doc.relative())));
-    let text = match store.read(doc) {
-        Ok(Some(text)) => text,
+    let path = || doc.relative().to_string_lossy().into_owned();
+    let text = match store.read_stamped(doc) {
+        Ok(Some((text, seen))) => {
+            inputs.push(Input::seen(path(), seen.as_ref()));
+            text
+        }
         Ok(None) => return None,
-        Err(_) => return stale(),
+        // Recorded as missing, so that a later pass reads it again.
+        Err(_) => {
+            inputs.push(Input::seen(path(), None));
+            return stale();
+        }
     };
     match Residue::read(&text) {
         Some(residue) => match residue.undo_run(bytes) {
@@ -588,7 +602,9 @@ fn convert_legacy(
         Some(residue) => Held::new(PlanRead::new(read_plan_with(store, &plan_id, residue))),
         None => refs.plan(store, &plan_id),
     });
-    if let Some(read) = plan_read.as_deref() {
+    // A plan the residue holds is no file of the store (the residue is an input already).
+    let plan_in_residue = applies.is_some_and(|residue| residue.plan.is_some());
+    if let Some(read) = plan_read.as_deref().filter(|_| !plan_in_residue) {
         inputs.push(Input::seen(format!("{plan_id}.json"), read.seen.as_ref()));
     }
     let plan_doc = match plan_read.as_deref().map(|p| &p.read) {
@@ -674,8 +690,10 @@ fn convert_legacy(
     let id = converted.run.id.clone();
     check_output_name(&id, name, origin)?;
     let mut agent_memory = found.into_inner();
+    // A file read twice is copied once: two reads of the same bytes differ only in what
+    // they saw of the file (the second may be past the racy window the first was in).
     agent_memory.sort();
-    agent_memory.dedup();
+    agent_memory.dedup_by(|a, b| a.relative == b.relative && a.content == b.content);
     Ok(run_output(
         converted,
         shared_plan,
@@ -747,8 +765,10 @@ fn validate_current(
             }
         }
     }
+    // A file read twice is copied once: two reads of the same bytes differ only in what
+    // they saw of the file (the second may be past the racy window the first was in).
     agent_memory.sort();
-    agent_memory.dedup();
+    agent_memory.dedup_by(|a, b| a.relative == b.relative && a.content == b.content);
     Ok(RunOutput {
         class: Class::AlreadyCurrent,
         id: run.id,

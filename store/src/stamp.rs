@@ -93,8 +93,8 @@ pub fn content_hash(bytes: &[u8]) -> String {
 /// that finds the same stamp compares instead of trusting it.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Seen {
-    /// The stamp before the read (equal to the one after it: a file changed while it was read
-    /// is not seen).
+    /// The stamp before the read, equal to the one after it (a read whose stamps differ is not
+    /// used; a write within the same tick may leave them equal, which is what `hash` is for).
     pub stamp: Stamp,
     /// Only for a racily clean file: its content's hash.
     pub hash: Option<String>,

@@ -569,7 +569,8 @@ fn judge_listed(
         _ => return Verdict::Retried,
     }
     let run = line.run.as_deref().unwrap_or_default();
-    let read_at = line.read_at.unwrap_or(i64::MAX);
+    // Without the moment, every unhashed input counts as racily clean.
+    let read_at = line.read_at.unwrap_or(i64::MIN);
     let src = ctx.store.files();
     let inputs_changed = line.inputs.iter().flatten().any(|input| {
         let own = input.path == run || !is_shared(&input.path);
@@ -613,8 +614,8 @@ fn judge_gone(ctx: &Ctx, dst: &Dir, line: &Line) -> Option<Gone> {
 /// Whether `input` differs from what the journal recorded: another stamp, or a file that
 /// appeared or vanished. An equal stamp that was racily clean when it was recorded proves
 /// nothing: then the input's content, hashed by `content` as it is now (`None`: it cannot be
-/// read whole), must be the one journaled. A racily clean input journaled without its hash
-/// (by a planrun before 0.x that did not keep them) counts as changed.
+/// read whole), must be the one journaled, on every pass while the stamp holds. A racily clean
+/// input journaled without its hash (an earlier build of planrun kept none) counts as changed.
 fn input_changed(
     now: Option<Option<Stamp>>,
     input: &Input,

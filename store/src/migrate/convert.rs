@@ -217,8 +217,8 @@ pub(super) fn work(ctx: &Ctx, index: usize) -> Result<Line, MigrateError> {
         }
         None => convert_entry(&ctx.store, name, ctx.config, &ctx.refs),
     };
-    // After every read: an input racily clean against this moment was so at its read, and
-    // was hashed then (see `Seen::read`).
+    // After every read (a HEAD store's end user is read later, and moves it): an input racily
+    // clean against this moment was so at its read, and was hashed then (see `Seen::read`).
     let read_at = crate::stamp::now_ns();
     let mut inputs = result.inputs;
     if let Ok(out) = &result.outcome {
@@ -239,8 +239,14 @@ pub(super) fn work(ctx: &Ctx, index: usize) -> Result<Line, MigrateError> {
     };
     let outcome = match result.outcome {
         Ok(out) if ctx.target == Target::Head => {
-            match head::outputs(&ctx.store, &ctx.refs, &path, &out) {
+            let at_head = head::outputs(&ctx.store, &ctx.refs, &path, &out);
+            line.read_at = Some(crate::stamp::now_ns());
+            match at_head {
                 Ok(mut at_head) => {
+                    let inputs = line.inputs.get_or_insert_with(Vec::new);
+                    if inputs.iter().all(|i| i.path != at_head.end_user.path) {
+                        inputs.push(at_head.end_user.clone());
+                    }
                     // A shared file someone else changed in DST is kept, not written.
                     at_head.files.retain(|(relative, _)| {
                         !ctx.kept.contains(relative.to_string_lossy().as_ref())

@@ -15,6 +15,7 @@ use planrun_legacy::{LegacyDocument, LegacyRun};
 use planrun_v2::PlanRunV2;
 use planrun_wire::json::to_sdk_json;
 
+use crate::stamp::Input;
 use crate::{Doc, Failure, FailureKind, References, RunOutput, Store};
 
 /// The files of one run in a HEAD store.
@@ -26,6 +27,9 @@ pub struct HeadOutputs {
     pub files: Vec<(PathBuf, Vec<u8>)>,
     /// What downgrading to HEAD did, after the conversion's own entries.
     pub report: LossReport,
+    /// The end-user file of SRC the HEAD files were made with, as read: an input of the run
+    /// (a V2 run's conversion read none).
+    pub end_user: Input,
 }
 
 /// The HEAD-store files of a converted run. `origin` names the run in failures.
@@ -66,8 +70,10 @@ pub fn outputs(
     // A V2 run was read without an end-user file, so its id was never checked as a file name;
     // the HEAD store names one after it.
     crate::convert::check_end_user_id(origin, &external_id)?;
-    // The conversion read this file already; the batch's cache hands back that reading.
-    let stored = match &refs.end_user(store, &external_id).read {
+    // A legacy run's conversion read this file already; the batch's cache hands that back.
+    let read = refs.end_user(store, &external_id);
+    let end_user = Input::seen(format!("{external_id}.json"), read.seen.as_ref());
+    let stored = match &read.read {
         Ok(Some(parsed)) => match &parsed.document {
             LegacyDocument::EndUser(user) => Some(user.clone()),
             _ => None,
@@ -92,6 +98,7 @@ pub fn outputs(
         run: to_sdk_json(&down.run).into_bytes(),
         files,
         report: down.report,
+        end_user,
     })
 }
 
