@@ -592,7 +592,7 @@ fn convert_legacy(
 ) -> Result<RunOutput, Failure> {
     let Reading { versions, inputs } = read;
     let applies = match residue {
-        Some(Kept::Applies(residue, _)) => Some(residue),
+        Some(Kept::Applies(residue, _)) => Some(&**residue),
         _ => None,
     };
     let store_only = store.map(|(s, _)| s);
@@ -602,11 +602,7 @@ fn convert_legacy(
         Some(residue) => Held::new(PlanRead::new(read_plan_with(store, &plan_id, residue))),
         None => refs.plan(store, &plan_id),
     });
-    // A plan the residue holds is no file of the store (the residue is an input already).
-    let plan_in_residue = applies.is_some_and(|residue| residue.plan.is_some());
-    if let Some(read) = plan_read.as_deref().filter(|_| !plan_in_residue) {
-        inputs.push(Input::seen(format!("{plan_id}.json"), read.seen.as_ref()));
-    }
+    inputs.extend(plan_input(&plan_id, plan_read.as_deref(), applies));
     let plan_doc = match plan_read.as_deref().map(|p| &p.read) {
         Some(Err(failure)) => return Err(failure.clone()),
         Some(Ok(parsed)) => parsed.as_ref(),
@@ -701,6 +697,13 @@ fn convert_legacy(
         config,
         agent_memory,
     ))
+}
+
+/// The plan file among a run's inputs, as `read`: none without a store, or when the run's
+/// residue holds its plan (the residue is an input then, and the store's plan file unread).
+fn plan_input(plan_id: &str, read: Option<&PlanRead>, residue: Option<&Residue>) -> Option<Input> {
+    let read = read.filter(|_| residue.is_none_or(|r| r.plan.is_none()))?;
+    Some(Input::seen(format!("{plan_id}.json"), read.seen.as_ref()))
 }
 
 /// A document that is already a `PlanRunV2`: `None` when it does not have the V2 run shape (the

@@ -199,27 +199,8 @@ pub fn migrate(opts: &Options, progress: &dyn Progress) -> Result<Summary, Migra
         Target::Head => Vec::new(),
     };
     if opts.dry_run {
-        for (name, why) in strangers(&documents) {
-            builder.ignore(&src.join(name), &why);
-        }
-        let journal_path = dst.join(CONTROL_DIR).join(journal_name(opts.shard));
-        let todo = if opts.resume && journal_path.is_file() {
-            // What a catch-up would do, without writing: only the runs it would convert.
-            let found = catch_up::catch_up(
-                &ctx,
-                &journal_path,
-                opts.overwrite_changed,
-                false,
-                &pool,
-                None,
-            )?;
-            builder.catch_up(found.counts);
-            let undone: Vec<usize> = mine.iter().copied().filter(|&i| !found.done[i]).collect();
-            ordered(&ctx, &undone, &pool, progress)
-        } else {
-            ordered(&ctx, &mine, &pool, progress)
-        };
-        return dry_run(&ctx, opts, &todo, &pool, builder, progress);
+        let strangers = strangers(&documents);
+        return dry_run_pass(&ctx, opts, &mine, &pool, builder, strangers, progress);
     }
 
     let Opened {
@@ -281,6 +262,40 @@ pub fn migrate(opts: &Options, progress: &dyn Progress) -> Result<Summary, Migra
         journal: Some(journal.path().to_owned()),
         report_file: Some(report_file),
     })
+}
+
+/// A dry run: what a migration (with `--resume`, a catch-up of DST) would do, converting in
+/// memory and writing nothing. `strangers` are SRC's JSON files that are no Portia document.
+fn dry_run_pass(
+    ctx: &Ctx,
+    opts: &Options,
+    mine: &[usize],
+    pool: &rayon::ThreadPool,
+    mut builder: Builder,
+    strangers: Vec<(String, String)>,
+    progress: &dyn Progress,
+) -> Result<Summary, MigrateError> {
+    for (name, why) in strangers {
+        builder.ignore(&ctx.src.join(name), &why);
+    }
+    let journal_path = ctx.dst.join(CONTROL_DIR).join(journal_name(opts.shard));
+    let todo = if opts.resume && journal_path.is_file() {
+        // What a catch-up would do, without writing: only the runs it would convert.
+        let found = catch_up::catch_up(
+            ctx,
+            &journal_path,
+            opts.overwrite_changed,
+            false,
+            pool,
+            None,
+        )?;
+        builder.catch_up(found.counts);
+        let undone: Vec<usize> = mine.iter().copied().filter(|&i| !found.done[i]).collect();
+        ordered(ctx, &undone, pool, progress)
+    } else {
+        ordered(ctx, mine, pool, progress)
+    };
+    dry_run(ctx, opts, &todo, pool, builder, progress)
 }
 
 /// SRC and DST as absolute paths, once the options allow a migration between them.
