@@ -686,10 +686,7 @@ fn convert_legacy(
     let id = converted.run.id.clone();
     check_output_name(&id, name, origin)?;
     let mut agent_memory = found.into_inner();
-    // A file read twice is copied once: two reads of the same bytes differ only in what
-    // they saw of the file (the second may be past the racy window the first was in).
-    agent_memory.sort();
-    agent_memory.dedup_by(|a, b| a.relative == b.relative && a.content == b.content);
+    copied_once(&mut agent_memory);
     Ok(run_output(
         converted,
         shared_plan,
@@ -697,6 +694,14 @@ fn convert_legacy(
         config,
         agent_memory,
     ))
+}
+
+/// Sorts a run's agent-memory files and keeps one of each: a file read twice is copied once,
+/// since two reads of the same bytes differ only in what they saw of the file (the second may
+/// be past the racy window the first was in).
+fn copied_once(agent_memory: &mut Vec<MemoryFile>) {
+    agent_memory.sort();
+    agent_memory.dedup_by(|a, b| a.relative == b.relative && a.content == b.content);
 }
 
 /// The plan file among a run's inputs, as `read`: none without a store, or when the run's
@@ -768,10 +773,7 @@ fn validate_current(
             }
         }
     }
-    // A file read twice is copied once: two reads of the same bytes differ only in what
-    // they saw of the file (the second may be past the racy window the first was in).
-    agent_memory.sort();
-    agent_memory.dedup_by(|a, b| a.relative == b.relative && a.content == b.content);
+    copied_once(&mut agent_memory);
     Ok(RunOutput {
         class: Class::AlreadyCurrent,
         id: run.id,

@@ -8,7 +8,7 @@
 //! an unchanged file only when the file is not *racily clean* (git's term): a write within the
 //! file system's timestamp granularity of the moment the stamp was taken can leave every field
 //! equal. So a read whose file was racily clean also records the hash of the bytes read
-//! ([`Seen`]), and the next pass that finds the same stamp compares contents instead.
+//! ([`Seen`]), and every later pass that finds the same stamp compares contents as well.
 
 use std::fs::Metadata;
 use std::os::unix::fs::MetadataExt;
@@ -90,7 +90,7 @@ pub fn content_hash(bytes: &[u8]) -> String {
 
 /// One version of a file as a read saw it: its stamp from before the read and, when that stamp
 /// was racily clean at the read, the [`content_hash`] of the bytes read, which a later pass
-/// that finds the same stamp compares instead of trusting it.
+/// that finds the same stamp compares rather than trusting the stamp alone.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Seen {
     /// The stamp before the read, equal to the one after it (a read whose stamps differ is not

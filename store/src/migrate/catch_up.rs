@@ -651,23 +651,28 @@ impl SharedFiles {
     /// The stamp of `path` in `src` (`Some(None)` for a missing file, `None` when it cannot be
     /// taken), taken on the first call for the path.
     fn stamp(&self, src: &Dir, path: &str) -> Option<Option<Stamp>> {
-        if let Some(known) = lock(&self.stamps).get(path) {
-            return *known;
-        }
-        let found = src.stamp(Path::new(path)).ok();
-        lock(&self.stamps).insert(path.to_owned(), found);
-        found
+        once_per_path(&self.stamps, path, || src.stamp(Path::new(path)).ok())
     }
 
     /// [`content_now`] of `path`, read on the first call for the path.
     fn content(&self, src: &Dir, path: &str) -> Option<String> {
-        if let Some(known) = lock(&self.contents).get(path) {
-            return known.clone();
-        }
-        let found = content_now(src, path);
-        lock(&self.contents).insert(path.to_owned(), found.clone());
-        found
+        once_per_path(&self.contents, path, || content_now(src, path))
     }
+}
+
+/// What `found` gives for `path`, from `known` when an earlier call found it. The lock is not
+/// held while `found` runs (a stat or a read), so two workers may both take it the first time.
+fn once_per_path<T: Clone>(
+    known: &Mutex<HashMap<String, T, Fast>>,
+    path: &str,
+    found: impl FnOnce() -> T,
+) -> T {
+    if let Some(known) = lock(known).get(path) {
+        return known.clone();
+    }
+    let found = found();
+    lock(known).insert(path.to_owned(), found.clone());
+    found
 }
 
 /// Whether the run's own outputs still have the stamps they had when written, so they are the
