@@ -172,7 +172,11 @@ pub(super) fn catch_up<'a>(
     let before = report.as_deref().cloned();
     let mut limit = u64::MAX;
     loop {
-        let finals = FinalLines::read(journal, ctx.runs, limit)?;
+        let finals = if limit == u64::MAX {
+            FinalLines::read_all(journal, ctx.runs, pool.current_num_threads(), pool)?
+        } else {
+            FinalLines::read(journal, ctx.runs, limit)?
+        };
         let tags = finals.lines;
         let found = judge_journal(
             ctx,

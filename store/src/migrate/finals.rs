@@ -3,7 +3,9 @@
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
+use std::io::{BufRead, BufReader, Seek, SeekFrom};
 use std::path::Path;
+use std::sync::Arc;
 
 use xxhash_rust::xxh3::xxh3_64;
 
@@ -36,7 +38,7 @@ pub(super) struct FinalLines<'a> {
     pub(super) lines: u64,
     /// Each run's place by its name's hash, to find the run of each line: made when the first
     /// line is read, so that a `FinalLines` that reads none costs no pass over the names.
-    by_name: Option<ByName>,
+    by_name: Option<Arc<ByName>>,
 }
 
 impl<'a> FinalLines<'a> {
@@ -50,6 +52,77 @@ impl<'a> FinalLines<'a> {
         let mut found = FinalLines::new(runs);
         found.read_on(journal, 0, limit)?;
         Ok(found)
+    }
+
+    /// [`FinalLines::read`] of every line, in up to `stretches` stretches of the journal read
+    /// at once on `pool`: a no-op resume waits for this reading with a core idle otherwise.
+    pub(super) fn read_all(
+        journal: &Path,
+        runs: &'a Names,
+        stretches: usize,
+        pool: &rayon::ThreadPool,
+    ) -> Result<Self, MigrateError> {
+        use rayon::prelude::*;
+        let bounds = line_bounds(journal, stretches).map_err(io_err("cannot read", journal))?;
+        if bounds.len() <= 2 {
+            return Self::read(journal, runs, u64::MAX);
+        }
+        let by_name = Arc::new(ByName::of(runs));
+        let read: Vec<Result<(Self, bool), MigrateError>> = pool.install(|| {
+            bounds
+                .par_windows(2)
+                .map(|stretch| {
+                    let mut found = FinalLines::new(runs);
+                    found.by_name = Some(Arc::clone(&by_name));
+                    let whole = found.read_stretch(journal, stretch[0], stretch[1])?;
+                    Ok((found, whole))
+                })
+                .collect()
+        });
+        let mut read = read.into_iter();
+        let (mut found, mut whole) = read.next().expect("two bounds make a stretch")?;
+        for later in read {
+            let (later, later_whole) = later?;
+            // Lines after a torn or invalid one are not the journal's.
+            if !whole {
+                break;
+            }
+            found.append(later);
+            whole = later_whole;
+        }
+        Ok(found)
+    }
+
+    /// Takes in the tags of the lines from byte `start` (a line's start) to byte `end` (the
+    /// end of a line or of the file), numbered on from the lines taken in before; whether
+    /// every line up to `end` read.
+    fn read_stretch(&mut self, journal: &Path, start: u64, end: u64) -> Result<bool, MigrateError> {
+        let mut reader =
+            Reader::open_between(journal, start, end).map_err(io_err("cannot read", journal))?;
+        while let Some(line) = reader.next_tag().map_err(io_err("cannot read", journal))? {
+            self.lines += 1;
+            self.absorb(line, self.lines);
+        }
+        Ok(reader.good_len == end)
+    }
+
+    /// Takes in what a reading of the lines right after this one's found.
+    fn append(&mut self, later: FinalLines<'a>) {
+        for (at, (&last, &in_flight)) in later.last.iter().zip(&later.in_flight).enumerate() {
+            if last != 0 {
+                self.last[at] = self.lines + last;
+            }
+            // The later reading decides, unless it saw nothing of the run.
+            if last != 0 || in_flight {
+                self.in_flight[at] = in_flight;
+            }
+        }
+        for (run, (index, event)) in later.strays {
+            self.strays.insert(run, (self.lines + index, event));
+        }
+        self.stamps_trusted &= later.stamps_trusted;
+        self.places.extend(later.places);
+        self.lines += later.lines;
     }
 
     /// Takes in the tags of the journal's lines after the `lines` read so far, which end at
@@ -121,7 +194,7 @@ impl<'a> FinalLines<'a> {
     fn locate(&mut self, run: &str) -> Option<usize> {
         let runs = self.runs;
         self.by_name
-            .get_or_insert_with(|| ByName::of(runs))
+            .get_or_insert_with(|| Arc::new(ByName::of(runs)))
             .find(runs, run)
     }
 
@@ -146,6 +219,33 @@ impl<'a> FinalLines<'a> {
             next: finals,
         }
     }
+}
+
+/// Offsets that cut the journal into up to `stretches` stretches of about equal size, each
+/// starting where a line does: 0, the start of the first line after each even cut, and the
+/// file's length. Stretches under 64 KiB are not worth a thread.
+fn line_bounds(journal: &Path, stretches: usize) -> std::io::Result<Vec<u64>> {
+    const LEAST: u64 = 64 << 10;
+    let mut file = BufReader::new(std::fs::File::open(journal)?);
+    let len = file.get_ref().metadata()?.len();
+    let count = (stretches as u64).clamp(1, (len / LEAST).max(1));
+    let mut bounds = vec![0];
+    let mut skipped = Vec::new();
+    for k in 1..count {
+        let cut = len / count * k;
+        if cut <= *bounds.last().expect("bounds start with 0") {
+            continue;
+        }
+        file.seek(SeekFrom::Start(cut))?;
+        skipped.clear();
+        let n = file.read_until(b'\n', &mut skipped)? as u64;
+        if skipped.last() == Some(&b'\n') && cut + n < len {
+            bounds.push(cut + n);
+        }
+    }
+    bounds.push(len);
+    bounds.dedup();
+    Ok(bounds)
 }
 
 /// The places of a listing's runs by a hash of their names. A journal names its runs in the
@@ -237,6 +337,87 @@ impl InJournalOrder<'_, '_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What a reading of the tags found, to compare two readings.
+    fn found(lines: &FinalLines<'_>) -> impl PartialEq + std::fmt::Debug {
+        (
+            lines.last.clone(),
+            lines.in_flight.clone(),
+            lines.strays.clone(),
+            lines.stamps_trusted,
+            lines.places.clone(),
+            lines.lines,
+        )
+    }
+
+    /// Reading the tags in stretches at once finds what one reading from the start finds: the
+    /// same last final line and in-flight state of every run (a run's lines fall in several
+    /// stretches), the same strays and places, and nothing after a line that does not read.
+    #[test]
+    fn stretches_read_at_once_find_what_one_reading_finds() {
+        let names: Vec<String> = (0..40)
+            .map(|i| format!("prun-{i}.json"))
+            .chain(["with \"escape\".json".to_owned()])
+            .collect();
+        let runs: Names = names.iter().collect();
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(3)
+            .build()
+            .unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let journal = dir.path().join("journal.jsonl");
+        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = |below: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % below
+        };
+        for damaged in [None, Some(1_500), Some(2_900)] {
+            let mut text = String::new();
+            for at in 0..3_000 {
+                if Some(at) == damaged {
+                    text.push_str("not a journal line\n");
+                    continue;
+                }
+                let event = match next(10) {
+                    0..=3 => Event::Started,
+                    4..=6 => Event::Completed,
+                    7 => Event::Failed,
+                    8 => Event::Removed,
+                    _ => Event::Session,
+                };
+                let run = match next(50) {
+                    // Runs gone from SRC: strays.
+                    41.. => format!("gone-{}.json", next(5)),
+                    i => names[i as usize].clone(),
+                };
+                let line = Line {
+                    event,
+                    synced: (event == Event::Session).then(|| next(20) != 0),
+                    run: (event != Event::Session).then_some(run),
+                    // About 250 bytes a line: 750 kB, so up to eleven stretches of 64 KiB.
+                    id: Some("x".repeat(200)),
+                    ..Line::default()
+                };
+                text.push_str(&line.to_jsonl());
+            }
+            std::fs::write(&journal, &text).unwrap();
+            let whole = FinalLines::read(&journal, &runs, u64::MAX).unwrap();
+            assert!(whole.lines > 1_000, "{damaged:?}: {}", whole.lines);
+            assert!(whole.strays.len() > 1 && !whole.stamps_trusted);
+            for stretches in [1, 2, 3, 7, 20] {
+                let bounds = line_bounds(&journal, stretches).unwrap();
+                assert_eq!(bounds.len(), stretches.min(11) + 1, "{bounds:?}");
+                let apart = FinalLines::read_all(&journal, &runs, stretches, &pool).unwrap();
+                assert_eq!(
+                    found(&apart),
+                    found(&whole),
+                    "{stretches} stretches, {damaged:?}"
+                );
+            }
+        }
+    }
 
     #[test]
     fn a_run_is_found_by_its_name_and_by_search_when_hashes_are_shared() {
