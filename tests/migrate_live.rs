@@ -231,6 +231,97 @@ fn a_resume_with_nothing_to_do_converts_nothing_and_a_dry_run_writes_nothing() {
     assert!(catch_up["changed"].as_u64().unwrap() >= 1, "{report:#}");
 }
 
+/// With `--to r6`, a resume writes again only the plans and end users that changed: a plan and
+/// an end user no run uses, saved again in SRC, come out as a fresh migration writes them, one
+/// deleted from DST is written again, and every other document is left as it was (the same
+/// inode: not written again), while the report still counts every document DST holds.
+#[test]
+fn a_head_store_resume_copies_again_only_the_documents_that_changed() {
+    use std::os::unix::fs::MetadataExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let src = store(tmp.path(), 40, 5);
+    let dst = tmp.path().join("dst");
+    // A plan and an end user no run uses: copies of others under new ids.
+    let lone_plan = "plan-00000000-0000-4000-8000-00000000000a";
+    let model = files(&src, "plan-").remove(0);
+    std::fs::copy(&model, src.join(format!("{lone_plan}.json"))).unwrap();
+    save(&src.join(format!("{lone_plan}.json")), |t| {
+        t["id"] = Value::String(lone_plan.to_owned());
+    });
+    std::fs::write(
+        src.join("lone-user.json"),
+        planrun_wire::json::to_sdk_json(&serde_json::json!({
+            "external_id": "lone-user",
+            "name": "Lone User",
+            "email": "",
+            "phone_number": "",
+            "additional_data": {}
+        })),
+    )
+    .unwrap();
+    let documents = |dir: &Path| -> std::collections::BTreeMap<String, u64> {
+        files(dir, "")
+            .into_iter()
+            .filter(|p| {
+                !p.file_name()
+                    .unwrap()
+                    .to_str()
+                    .unwrap()
+                    .starts_with("prun-")
+            })
+            .map(|p| {
+                let name = p.file_name().unwrap().to_str().unwrap().to_owned();
+                (name, std::fs::metadata(&p).unwrap().ino())
+            })
+            .collect()
+    };
+    let carried = |output: &std::process::Output| {
+        let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+        report["documents_copied"].as_u64().unwrap()
+    };
+    let first = migrate(&src, &dst, &["--to", "r6", "--format", "json"]);
+    let written = documents(&dst);
+    assert!(written.contains_key("lone-user.json") && written.len() > 10);
+    let again = migrate(&src, &dst, &["--to", "r6", "--resume", "--format", "json"]);
+    assert_eq!(carried(&again), carried(&first));
+    assert_eq!(
+        documents(&dst),
+        written,
+        "a resume with nothing to do wrote documents"
+    );
+
+    save(&src.join(format!("{lone_plan}.json")), |t| {
+        t["plan_context"]["query"] = Value::String("Asked again".to_owned());
+    });
+    save(&src.join("lone-user.json"), |t| {
+        t["name"] = Value::String("Renamed".to_owned());
+    });
+    let deleted = written
+        .keys()
+        .find(|name| name.starts_with("plan-") && !name.contains(lone_plan))
+        .unwrap()
+        .clone();
+    std::fs::remove_file(dst.join(&deleted)).unwrap();
+    let caught_up = migrate(&src, &dst, &["--to", "r6", "--resume", "--format", "json"]);
+    assert_eq!(carried(&caught_up), carried(&first));
+    let want = fresh(&src, tmp.path(), "r6");
+    let got = tree(&dst, &[".planrun"]);
+    assert!(got == want, "{}", first_difference(&want, &got));
+    let now = documents(&dst);
+    for (name, inode) in &written {
+        let redone = [
+            format!("{lone_plan}.json"),
+            "lone-user.json".to_owned(),
+            deleted.clone(),
+        ];
+        assert_eq!(
+            now[name] != *inode,
+            redone.contains(name),
+            "{name}: written again only if it changed"
+        );
+    }
+}
+
 /// After `--to r6` the SDK is pointed at DST and saves a run there. A later resume (a retried
 /// job) keeps that file byte for byte, reports the conflict and exits 1;
 /// `--overwrite-changed` replaces it.

@@ -16,6 +16,7 @@ use serde::{Deserialize, Serialize};
 
 use super::feed::lock;
 use super::finals::InJournalOrder;
+use super::head::LastCopy;
 use super::journal::{ErrorRecord, Event, Line, MemoryRecord, Reader};
 use super::report::Builder;
 use super::{check_output, content_hash, feed, io_err, Ctx, Fast, FinalLines, MigrateError};
@@ -82,6 +83,9 @@ pub(super) struct CatchUp<'a> {
     /// With `--to r6`: the shared files (plans, end users) someone else changed in DST, which
     /// this pass must not write.
     pub(super) kept: HashSet<String>,
+    /// With `--to r6`: the last copy of each of SRC's plans and end users, when every pass
+    /// synced its outputs (so a copy's stamp in DST proves its bytes).
+    pub(super) copies: HashMap<String, LastCopy>,
     /// How far the journal was read, for the verify pass to go on from there.
     pub(super) read: ReadSoFar<'a>,
 }
@@ -215,6 +219,7 @@ fn judge_journal<'a>(
         counts: CatchUpCounts::default(),
         lines: Vec::new(),
         kept: HashSet::new(),
+        copies: HashMap::new(),
         read: ReadSoFar {
             offset: 0,
             index: 0,
@@ -227,6 +232,7 @@ fn judge_journal<'a>(
     let mut ours: HashMap<String, HashSet<String>> = HashMap::new();
     // Each pass's start, and whether it got as far as journaling its copied documents.
     let mut sessions: Vec<(i64, bool)> = Vec::new();
+    let mut copies = HashMap::new();
     let mut seen = vec![false; ctx.runs.len()];
     let dst = ctx.sink.dir();
     let shared = SharedFiles::default();
@@ -248,6 +254,9 @@ fn judge_journal<'a>(
                     continue;
                 };
                 remember(&line, &mut ours, &mut sessions);
+                if line.event == Event::Copied {
+                    LastCopy::remember(&line, &mut copies);
+                }
                 let Some(item) = to_judge(line, index, &finals, &mut settling, &mut seen) else {
                     continue;
                 };
@@ -288,16 +297,25 @@ fn judge_journal<'a>(
             found.counts.note("new", &ctx.runs.get(at));
         }
     }
+    if !finals.stamps_trusted {
+        copies.clear();
+    }
     let unfinished = unfinished_windows(&sessions);
+    let shared = Shared {
+        ours: &ours,
+        unfinished: &unfinished,
+        copies: &copies,
+    };
     review_shared(
         ctx,
         dst,
-        &ours,
-        &unfinished,
+        &shared,
         overwrite_changed,
         apply,
+        pool,
         &mut found,
     )?;
+    found.copies = copies;
     found.read.offset = reader.good_len;
     found.read.index = index;
     found.read.finals = finals;
@@ -502,59 +520,111 @@ fn unfinished_windows(sessions: &[(i64, bool)]) -> Vec<(i64, i64)> {
 /// A HEAD store's shared files this shard wrote: one whose bytes are no longer any this shard
 /// wrote, and which still is a document, was written by someone else (the SDK saving a plan or
 /// end user after the cut-over) and is kept; one that is still ours but whose file left SRC is
-/// removed, as a fresh migration would not write it.
+/// removed, as a fresh migration would not write it. A file whose stamp is the one its last
+/// copy left is ours without a read. The files are looked at on `pool`.
 fn review_shared(
     ctx: &Ctx,
     dst: &Dir,
-    ours: &HashMap<String, HashSet<String>>,
-    unfinished: &[(i64, i64)],
+    shared: &Shared<'_>,
     overwrite_changed: bool,
     apply: bool,
+    pool: &rayon::ThreadPool,
     found: &mut CatchUp,
 ) -> Result<(), MigrateError> {
-    let mut paths: Vec<&String> = ours.keys().collect();
+    use rayon::prelude::*;
+    let mut paths: Vec<&String> = shared.ours.keys().collect();
     paths.sort();
-    for path in paths {
-        let Ok(bytes) = dst.read_nofollow(Path::new(path)) else {
-            continue;
-        };
-        if !ours[path].contains(&content_hash(&bytes)) {
-            let changed_at = dst
-                .stamp(Path::new(path))
-                .ok()
-                .flatten()
-                .map_or(0, |stamp| stamp.ctime);
-            let by_a_stopped_pass = unfinished
-                .iter()
-                .any(|(start, end)| (*start..*end).contains(&changed_at));
-            if !overwrite_changed && !by_a_stopped_pass && planrun_legacy::parse(&bytes).is_ok() {
-                found.counts.conflicts += 1;
-                found.counts.note("conflicts", path);
-                found.counts.kept.push(path.clone());
-                found.kept.insert(path.clone());
+    let states: Vec<SharedState> = pool.install(|| {
+        paths
+            .par_iter()
+            .map(|path| shared.state(ctx, dst, path))
+            .collect()
+    });
+    for (path, state) in paths.into_iter().zip(states) {
+        match state {
+            SharedState::Settled => {}
+            SharedState::Foreign(bytes) => {
+                let changed_at = dst
+                    .stamp(Path::new(path))
+                    .ok()
+                    .flatten()
+                    .map_or(0, |stamp| stamp.ctime);
+                let by_a_stopped_pass = shared
+                    .unfinished
+                    .iter()
+                    .any(|(start, end)| (*start..*end).contains(&changed_at));
+                if !overwrite_changed && !by_a_stopped_pass && planrun_legacy::parse(&bytes).is_ok()
+                {
+                    found.counts.conflicts += 1;
+                    found.counts.note("conflicts", path);
+                    found.counts.kept.push(path.clone());
+                    found.kept.insert(path.clone());
+                }
             }
-            continue;
+            SharedState::Orphan(bytes) => {
+                if apply {
+                    let full = ctx.dst.join(path);
+                    std::fs::remove_file(&full).map_err(|e| io_err("cannot remove", &full)(e))?;
+                }
+                found.counts.removed += 1;
+                found.counts.note("removed", path);
+                found.lines.push(Line {
+                    event: Event::Removed,
+                    memory: Some(vec![MemoryRecord {
+                        path: path.clone(),
+                        bytes: bytes.len() as u64,
+                        hash: content_hash(&bytes),
+                    }]),
+                    ..Line::default()
+                });
+            }
         }
-        if ctx.src.join(path).exists() {
-            continue;
-        }
-        if apply {
-            let full = ctx.dst.join(path);
-            std::fs::remove_file(&full).map_err(|e| io_err("cannot remove", &full)(e))?;
-        }
-        found.counts.removed += 1;
-        found.counts.note("removed", path);
-        found.lines.push(Line {
-            event: Event::Removed,
-            memory: Some(vec![MemoryRecord {
-                path: path.clone(),
-                bytes: bytes.len() as u64,
-                hash: content_hash(&bytes),
-            }]),
-            ..Line::default()
-        });
     }
     Ok(())
+}
+
+/// What the journal says of a HEAD store's shared files.
+struct Shared<'j> {
+    /// The bytes this shard ever wrote into each, by path and hash.
+    ours: &'j HashMap<String, HashSet<String>>,
+    /// The windows of passes that stopped before journaling their copies.
+    unfinished: &'j [(i64, i64)],
+    /// Each document's last copy (empty unless every pass synced its outputs).
+    copies: &'j HashMap<String, LastCopy>,
+}
+
+/// A shared file of DST as [`review_shared`] finds it.
+enum SharedState {
+    /// Ours with its file still in SRC, or gone from DST: nothing to do.
+    Settled,
+    /// Bytes this shard never wrote.
+    Foreign(Vec<u8>),
+    /// Ours, but its file left SRC.
+    Orphan(Vec<u8>),
+}
+
+impl Shared<'_> {
+    /// The state of DST's shared file `path`.
+    fn state(&self, ctx: &Ctx, dst: &Dir, path: &str) -> SharedState {
+        let relative = Path::new(path);
+        let held = self
+            .copies
+            .get(path)
+            .is_some_and(|copy| copy.left(dst, relative, ctx.started));
+        if held && ctx.src.join(path).exists() {
+            return SharedState::Settled;
+        }
+        let Ok(bytes) = dst.read_nofollow(relative) else {
+            return SharedState::Settled;
+        };
+        if !self.ours[path].contains(&content_hash(&bytes)) {
+            SharedState::Foreign(bytes)
+        } else if ctx.src.join(path).exists() {
+            SharedState::Settled
+        } else {
+            SharedState::Orphan(bytes)
+        }
+    }
 }
 
 /// The verdict on a run of SRC with a final journal line, from stats of its inputs and
@@ -620,7 +690,7 @@ fn judge_gone(ctx: &Ctx, dst: &Dir, line: &Line) -> Option<Gone> {
 /// nothing: then the input's content, hashed by `content` as it is now (`None`: it cannot be
 /// read whole), must be the one journaled, on every pass while the stamp holds. A racily clean
 /// input journaled without its hash (an earlier build of planrun kept none) counts as changed.
-fn input_changed(
+pub(super) fn input_changed(
     now: Option<Option<Stamp>>,
     input: &Input,
     read_at: i64,
@@ -637,7 +707,7 @@ fn input_changed(
 
 /// The content hash of the file `path` of `src` as it is now, `None` when it cannot be read
 /// whole (gone, or changed while read).
-fn content_now(src: &Dir, path: &str) -> Option<String> {
+pub(super) fn content_now(src: &Dir, path: &str) -> Option<String> {
     let (bytes, _) = src.read_stamped(Path::new(path)).ok()?;
     Some(content_hash(&bytes))
 }

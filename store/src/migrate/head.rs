@@ -6,7 +6,8 @@
 //! that shares one writes the same bytes. What a run's V2 document holds beyond them (context
 //! data merged into its end user, an old execution context) goes to that run's residue.
 
-use std::path::PathBuf;
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
 
 use planrun_converter::downgrade::downgrade_to_head;
 use planrun_converter::report::{EntryKind, LossReport};
@@ -15,7 +16,9 @@ use planrun_legacy::{LegacyDocument, LegacyRun};
 use planrun_v2::PlanRunV2;
 use planrun_wire::json::to_sdk_json;
 
-use crate::stamp::Input;
+use super::journal::Line;
+use crate::stamp::{Input, Stamp};
+use crate::Sink;
 use crate::{Doc, Failure, FailureKind, References, RunOutput, Store};
 
 /// The files of one run in a HEAD store.
@@ -123,93 +126,237 @@ pub fn check_document(bytes: &[u8], id: &str) -> Result<(), String> {
 
 /// What [`copy_documents`] did.
 pub(super) struct Copied {
-    /// Documents written.
-    pub(super) written: u64,
+    /// Documents DST holds in HEAD's form: written by this pass, or found as an earlier pass
+    /// wrote them.
+    pub(super) carried: u64,
     /// Documents that are neither a plan nor an end user, by name, with why they stay behind.
     pub(super) skipped: Vec<(String, String)>,
     /// What was written, to journal: a later pass tells its own writes from someone else's.
     pub(super) records: Vec<super::journal::MemoryRecord>,
+    /// The SRC file each written document was made from, as read.
+    pub(super) inputs: Vec<Input>,
+    /// Each written document's stamp in DST just after it was written.
+    pub(super) outputs: Vec<Input>,
+}
+
+/// A document's last copy, from the journal's `copied` lines: a resume writes it again only
+/// when its SRC file changed or its DST file is no longer the one written.
+#[derive(Debug, Clone)]
+pub(super) struct LastCopy {
+    /// The SRC file as that copy read it.
+    input: Input,
+    /// When that copy's pass had read its documents (see `Line::read_at`).
+    read_at: i64,
+    /// The DST file's stamp just after it was written.
+    written: Stamp,
+    /// The hash of the bytes written.
+    hash: String,
+}
+
+impl LastCopy {
+    /// Takes in the documents a `copied` line records, each over any earlier copy of it.
+    pub(super) fn remember(line: &Line, last: &mut HashMap<String, LastCopy>) {
+        let (Some(inputs), Some(outputs), Some(memory)) =
+            (&line.inputs, &line.outputs, &line.memory)
+        else {
+            return;
+        };
+        let written: HashMap<&str, Stamp> = outputs
+            .iter()
+            .filter_map(|output| Some((output.path.as_str(), output.stamp?)))
+            .collect();
+        let hashes: HashMap<&str, &str> = memory
+            .iter()
+            .map(|record| (record.path.as_str(), record.hash.as_str()))
+            .collect();
+        for input in inputs {
+            let path = input.path.as_str();
+            let (Some(&stamp), Some(&hash)) = (written.get(path), hashes.get(path)) else {
+                continue;
+            };
+            let copy = LastCopy {
+                input: input.clone(),
+                read_at: line.read_at.unwrap_or(i64::MIN),
+                written: stamp,
+                hash: hash.to_owned(),
+            };
+            last.insert(input.path.clone(), copy);
+        }
+    }
+
+    /// Whether the document `name` is still as this copy left it: its SRC file unchanged (by
+    /// the rules of a run's inputs) and its DST file the one written (see [`LastCopy::left`]).
+    fn holds(&self, src: &crate::fsio::Dir, dst: &crate::fsio::Dir, name: &str, now: i64) -> bool {
+        let path = Path::new(name);
+        let src_now = src.stamp(path).ok();
+        !super::catch_up::input_changed(src_now, &self.input, self.read_at, || {
+            super::catch_up::content_now(src, name)
+        }) && self.left(dst, path, now)
+    }
+
+    /// Whether DST's file at `path` is the one this copy wrote: it has the stamp written, and
+    /// the bytes written when that stamp is racily clean against `now`. (A file written again
+    /// since, even with the same bytes by a run, is copied again, so its stamp is journaled.)
+    pub(super) fn left(&self, dst: &crate::fsio::Dir, path: &Path, now: i64) -> bool {
+        match dst.stamp(path) {
+            Ok(Some(found)) if found == self.written => {
+                !found.racy(now)
+                    || dst
+                        .read_nofollow(path)
+                        .is_ok_and(|bytes| super::content_hash(&bytes) == self.hash)
+            }
+            _ => false,
+        }
+    }
+}
+
+/// What [`copy_documents`] works from.
+pub(super) struct CopyFrom<'a> {
+    pub(super) store: &'a crate::DiskStore,
+    pub(super) sink: &'a crate::DiskSink,
+    /// SRC's other documents.
+    pub(super) documents: &'a crate::Names,
+    pub(super) shard: Option<super::Shard>,
+    /// Shared files someone else changed in DST: never written.
+    pub(super) kept: &'a HashSet<String>,
+    /// Each document's last copy, on a resume whose earlier passes all synced their outputs.
+    pub(super) last: &'a HashMap<String, LastCopy>,
+    /// When the pass started.
+    pub(super) now: i64,
+}
+
+/// One document's fate in [`copy_documents`].
+enum Fate {
+    /// Not this shard's, or kept.
+    Passed,
+    /// As the last copy left it.
+    Held,
+    /// Not a document a HEAD store holds, with why.
+    Skipped(String),
+    /// Written.
+    Written(Box<Written>),
+}
+
+/// A document [`copy_documents`] wrote, to journal.
+struct Written {
+    /// What was written.
+    record: super::journal::MemoryRecord,
+    /// The SRC file it was made from, as read.
+    input: Input,
+    /// Its stamp in DST just after.
+    output: Input,
 }
 
 /// Writes the HEAD form of every plan and end user of `documents` that `shard` owns (by the
-/// FNV-1a hash of its name, like runs), so a HEAD store also holds those no run refers to.
-/// A run that refers to one writes the same bytes, so the two may race harmlessly.
+/// FNV-1a hash of its name, like runs), so a HEAD store also holds those no run refers to;
+/// a document as its last copy left it is not written again. A run that refers to one writes
+/// the same bytes, so the two may race harmlessly. The documents are copied on `pool`.
 pub(super) fn copy_documents(
-    store: &dyn Store,
-    sink: &dyn crate::Sink,
-    documents: &crate::Names,
-    shard: Option<super::Shard>,
-    kept: &std::collections::HashSet<String>,
+    from: &CopyFrom<'_>,
+    pool: &rayon::ThreadPool,
 ) -> Result<Copied, (std::io::Error, String)> {
+    use rayon::prelude::*;
+    let names: Vec<crate::names::Name<'_>> = from.documents.iter().collect();
+    let fates: Vec<Result<Fate, (std::io::Error, String)>> = pool.install(|| {
+        names
+            .par_iter()
+            .map(|name| copy_document(from, name.as_str()))
+            .collect()
+    });
     let mut copied = Copied {
-        written: 0,
+        carried: 0,
         skipped: Vec::new(),
         records: Vec::new(),
+        inputs: Vec::new(),
+        outputs: Vec::new(),
     };
-    for name in documents.iter() {
-        let name = name.as_str();
-        if shard.is_some_and(|s| !s.owns(name)) || kept.contains(name) {
-            continue;
+    for (name, fate) in names.iter().zip(fates) {
+        match fate? {
+            Fate::Passed => {}
+            Fate::Held => copied.carried += 1,
+            Fate::Skipped(why) => copied.skipped.push((name.as_str().to_owned(), why)),
+            Fate::Written(written) => {
+                copied.carried += 1;
+                copied.records.push(written.record);
+                copied.inputs.push(written.input);
+                copied.outputs.push(written.output);
+            }
         }
-        let Some(id) = name.strip_suffix(".json") else {
-            continue;
-        };
-        let doc = if id.starts_with("plan-") {
-            Doc::Plan(id)
-        } else {
-            Doc::EndUser(id)
-        };
-        let bytes = match store.read(doc) {
-            Ok(Some(bytes)) => bytes,
-            Ok(None) => continue,
-            Err(failure) => {
-                copied.skipped.push((name.to_owned(), failure.message));
-                continue;
-            }
-        };
-        let text = match planrun_legacy::parse(&bytes) {
-            Ok(parsed) => match parsed.document {
-                LegacyDocument::Plan(plan) => {
-                    // HEAD's form renames an output a pre-0.1.8 plan repeats; what it cannot
-                    // make loadable (two plan inputs of one name) stays behind.
-                    let head = planrun_legacy::head::plan(&plan).document;
-                    let fails = planrun_legacy::head::plan_validator_fails(&head);
-                    if !fails.is_empty() {
-                        copied.skipped.push((
-                            name.to_owned(),
-                            format!("a plan the SDK at HEAD cannot load: {}", fails.join("; ")),
-                        ));
-                        continue;
-                    }
-                    to_sdk_json(&head)
-                }
-                LegacyDocument::EndUser(user) => to_sdk_json(&user),
-                _ => {
-                    copied.skipped.push((
-                        name.to_owned(),
-                        format!(
-                            "a {} document: a HEAD store holds runs, plans and end users only",
-                            parsed.detection.kind.as_str()
-                        ),
-                    ));
-                    continue;
-                }
-            },
-            Err(err) => {
-                copied
-                    .skipped
-                    .push((name.to_owned(), format!("not read: {err}")));
-                continue;
-            }
-        };
-        sink.write(std::path::Path::new(name), text.as_bytes())
-            .map_err(|e| (e, name.to_owned()))?;
-        copied.written += 1;
-        copied.records.push(super::journal::MemoryRecord {
-            path: name.to_owned(),
-            bytes: text.len() as u64,
-            hash: super::content_hash(text.as_bytes()),
-        });
     }
     Ok(copied)
+}
+
+/// [`copy_documents`] of the document `name`.
+fn copy_document(from: &CopyFrom<'_>, name: &str) -> Result<Fate, (std::io::Error, String)> {
+    if from.shard.is_some_and(|s| !s.owns(name)) || from.kept.contains(name) {
+        return Ok(Fate::Passed);
+    }
+    let Some(id) = name.strip_suffix(".json") else {
+        return Ok(Fate::Passed);
+    };
+    if from
+        .last
+        .get(name)
+        .is_some_and(|last| last.holds(from.store.files(), from.sink.dir(), name, from.now))
+    {
+        return Ok(Fate::Held);
+    }
+    let doc = if id.starts_with("plan-") {
+        Doc::Plan(id)
+    } else {
+        Doc::EndUser(id)
+    };
+    let (bytes, seen) = match from.store.read_stamped(doc) {
+        Ok(Some(read)) => read,
+        Ok(None) => return Ok(Fate::Passed),
+        Err(failure) => return Ok(Fate::Skipped(failure.message)),
+    };
+    let text = match head_form(&bytes) {
+        Ok(text) => text,
+        Err(why) => return Ok(Fate::Skipped(why)),
+    };
+    let path = Path::new(name);
+    from.sink
+        .write(path, text.as_bytes())
+        .map_err(|e| (e, name.to_owned()))?;
+    let record = super::journal::MemoryRecord {
+        path: name.to_owned(),
+        bytes: text.len() as u64,
+        hash: super::content_hash(text.as_bytes()),
+    };
+    let output = Input {
+        path: name.to_owned(),
+        stamp: from.sink.dir().stamp(path).ok().flatten(),
+        hash: None,
+    };
+    Ok(Fate::Written(Box::new(Written {
+        record,
+        input: Input::seen(name.to_owned(), seen.as_ref()),
+        output,
+    })))
+}
+
+/// The HEAD form of a plan or end-user document, or why a HEAD store cannot hold it.
+fn head_form(bytes: &[u8]) -> Result<String, String> {
+    let parsed = planrun_legacy::parse(bytes).map_err(|err| format!("not read: {err}"))?;
+    match parsed.document {
+        LegacyDocument::Plan(plan) => {
+            // HEAD's form renames an output a pre-0.1.8 plan repeats; what it cannot make
+            // loadable (two plan inputs of one name) stays behind.
+            let head = planrun_legacy::head::plan(&plan).document;
+            let fails = planrun_legacy::head::plan_validator_fails(&head);
+            if !fails.is_empty() {
+                return Err(format!(
+                    "a plan the SDK at HEAD cannot load: {}",
+                    fails.join("; ")
+                ));
+            }
+            Ok(to_sdk_json(&head))
+        }
+        LegacyDocument::EndUser(user) => Ok(to_sdk_json(&user)),
+        _ => Err(format!(
+            "a {} document: a HEAD store holds runs, plans and end users only",
+            parsed.detection.kind.as_str()
+        )),
+    }
 }

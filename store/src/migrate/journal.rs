@@ -197,7 +197,8 @@ pub struct Line {
     /// Completed/failed: microseconds spent on the run (conversion and writing).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub micros: Option<u64>,
-    /// Completed: the agent-memory files copied.
+    /// Completed: the agent-memory files copied (and, with `--to r6`, the shared files and
+    /// residue written). Copied: the plans and end users written.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub memory: Option<Vec<MemoryRecord>>,
     /// Entries: the counts the key names, `[kind, field, count]`. Completed, in journals of
@@ -215,16 +216,17 @@ pub struct Line {
     pub error: Option<ErrorRecord>,
     /// Completed/failed: the files of SRC the conversion read, with their stamps (and the
     /// content hashes of racily clean ones), so that a later pass converts the run again when
-    /// any of them changed.
+    /// any of them changed. Copied: the SRC file of each document written, likewise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub inputs: Option<Vec<Input>>,
-    /// Completed/failed: a moment just after the inputs were read (ns since the epoch). An
+    /// Completed/failed/copied: a moment just after the inputs were read (ns since the epoch). An
     /// input without a hash that is racily clean against it (see [`crate::stamp`]) was
     /// journaled by a planrun that kept no hashes, and counts as changed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub read_at: Option<i64>,
     /// Completed: the run's own outputs with their stamps just after they were written, so a
-    /// later pass that finds the same stamps need not read them again.
+    /// later pass that finds the same stamps need not read them again. Copied: each document's
+    /// stamp in DST just after it was written.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub outputs: Option<Vec<Input>>,
     /// Not journaled: the counts `shared` names, for the writer to journal before the line the

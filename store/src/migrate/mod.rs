@@ -143,6 +143,8 @@ struct Ctx<'a> {
     mine: &'a [usize],
     /// With `--to r6`: shared files someone else changed in DST, which this pass keeps.
     kept: std::collections::HashSet<String>,
+    /// With `--to r6`: the last copy of each of SRC's plans and end users (on a resume).
+    copies: std::collections::HashMap<String, head::LastCopy>,
     /// When this pass started (ns since the epoch): a file stamped within the racy window of it
     /// is read, not trusted by its stamp.
     started: i64,
@@ -172,6 +174,7 @@ pub fn migrate(opts: &Options, progress: &dyn Progress) -> Result<Summary, Migra
         runs: &listing.runs,
         mine: &mine,
         kept: std::collections::HashSet::new(),
+        copies: std::collections::HashMap::new(),
         started: crate::stamp::now_ns(),
         conflicts: Conflicts::of(&listing.runs),
         config: &opts.config,
@@ -493,6 +496,7 @@ fn start_pass<'a>(
             .map_err(io_err("cannot write", &journal_path))?;
         builder.catch_up(found.counts);
         ctx.kept = found.kept;
+        ctx.copies = found.copies;
         start.read = Some(found.read);
         start.done = Some(found.done);
         lines = found.lines;
@@ -526,22 +530,41 @@ fn copy_head_documents(
     journal: &mut Writer,
     builder: &mut Builder,
 ) -> Result<(), MigrateError> {
-    let Pass { opts, dst_dir, .. } = *pass;
-    let copied = head::copy_documents(&ctx.store, &ctx.sink, documents, opts.shard, &ctx.kept)
+    let Pass {
+        opts,
+        dst_dir,
+        pool,
+        ..
+    } = *pass;
+    let from = head::CopyFrom {
+        store: &ctx.store,
+        sink: &ctx.sink,
+        documents,
+        shard: opts.shard,
+        kept: &ctx.kept,
+        last: &ctx.copies,
+        now: ctx.started,
+    };
+    let copied = head::copy_documents(&from, pool)
         .map_err(|(err, path)| io_err("cannot write", &ctx.dst.join(path))(err))?;
+    // After every read, as a run's line takes it.
+    let read_at = crate::stamp::now_ns();
     if opts.durability == Durability::Chunks {
         crate::fsio::syncfs(dst_dir).map_err(io_err("cannot sync", &ctx.dst))?;
     }
     let line = Line {
         event: Event::Copied,
         memory: Some(copied.records),
+        inputs: Some(copied.inputs),
+        outputs: Some(copied.outputs),
+        read_at: Some(read_at),
         ..Line::default()
     };
     let journal_path = journal.path().to_owned();
     journal
         .append(&[line], opts.durability.per_file())
         .map_err(io_err("cannot write", &journal_path))?;
-    builder.documents_copied(copied.written);
+    builder.documents_copied(copied.carried);
     for (name, why) in copied.skipped {
         builder.ignore(&ctx.src.join(name), &why);
     }
