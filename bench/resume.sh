@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # What a catch-up costs beside the full migration it catches up, on one generated store:
-#   bench/resume.sh [RUNS] [WORKDIR] [SAMPLES]
+#   bench/resume.sh [RUNS] [WORKDIR] [SAMPLES] [TARGET]
 # RUNS defaults to 100000; WORKDIR to /dev/shm/planrun-resume (in memory: the CPU). Pass a
 # directory on disk to measure there with a warm page cache (the store and DST were just
 # written, so both are cached). SAMPLES (default 3) full migrations go to as many DSTs, each of
 # which is then resumed, so each pass is timed SAMPLES times; the host is shared and one sample
-# can be a third off. Prints each pass's median wall time (and every sample) and the ratio of
+# can be a third off. TARGET is what DST becomes (`--to`): v2 (the default) or r6, a HEAD
+# store, whose plans and end users are copied too. Prints each pass's median wall time (and every sample) and the ratio of
 # the medians to the full migration's:
 #   * a resume with nothing to do (goal <= 0.1);
 #   * a resume after 1% of the runs were saved again with another state (goal <= 0.1 + 1%,
@@ -33,6 +34,7 @@ wall() {
 }
 
 SAMPLES=${3:-3}
+TO=${4:-v2}
 
 # The median of the numbers given.
 median() {
@@ -43,7 +45,7 @@ median() {
 each_dst() {
     local i times=()
     for i in $(seq 1 "$SAMPLES"); do
-        times+=("$(wall "$BIN" migrate "$WORK/src" --out "$WORK/dst$i" --jobs 2 "$@")")
+        times+=("$(wall "$BIN" migrate "$WORK/src" --out "$WORK/dst$i" --to "$TO" --jobs 2 "$@")")
     done
     echo "${times[@]}"
 }
@@ -62,7 +64,7 @@ full=$(median "${fulls[@]}")
 noop=$(median "${noops[@]}")
 changed=$(median "${changeds[@]}")
 
-printf 'runs: %s in %s, %s saved again; medians of %s samples (all samples)\n' "$RUNS" "$WORK" "${#runs[@]}" "$SAMPLES"
+printf 'runs: %s in %s, --to %s, %s saved again; medians of %s samples (all samples)\n' "$RUNS" "$WORK" "$TO" "${#runs[@]}" "$SAMPLES"
 printf 'full migration:            %8.3f s                               (%s)\n' "$full" "${fulls[*]}"
 printf 'resume, nothing to do:     %8.3f s  ratio %.3f (goal <= 0.1)   (%s)\n' "$noop" "$(echo "$noop / $full" | bc -l)" "${noops[*]}"
 printf 'resume, 1%% saved again:    %8.3f s  ratio %.3f (goal <= 0.11)  (%s)\n' "$changed" "$(echo "$changed / $full" | bc -l)" "${changeds[*]}"
