@@ -322,6 +322,54 @@ fn a_head_store_resume_copies_again_only_the_documents_that_changed() {
     }
 }
 
+/// A DST copied elsewhere (`cp -a`: the same bytes and modification times, new inodes and change
+/// times) is found intact by reading its outputs, once: that resume journals their new stamps,
+/// so the next one trusts them and journals no run again, for `--to v2` and `--to r6`.
+#[test]
+fn a_copied_dst_is_read_once_then_judged_by_its_new_stamps() {
+    for to in ["v2", "r6"] {
+        let tmp = tempfile::tempdir().unwrap();
+        let src = store(tmp.path(), 40, 9);
+        let dst = tmp.path().join("dst");
+        migrate(&src, &dst, &["--to", to]);
+        let copy = tmp.path().join("copy");
+        let cp = std::process::Command::new("cp")
+            .arg("-a")
+            .arg(&dst)
+            .arg(&copy)
+            .status()
+            .unwrap();
+        assert!(cp.success());
+        // Past the racy window of the copy's change times (a tenth of a second).
+        std::thread::sleep(Duration::from_millis(250));
+        let completed = || {
+            std::fs::read_to_string(copy.join(".planrun/journal.jsonl"))
+                .unwrap()
+                .lines()
+                .filter(|line| line.starts_with("{\"event\":\"completed\""))
+                .count()
+        };
+        let written = completed();
+        assert!(written > 20, "{written}");
+        for (pass, journaled) in [(1, 2 * written), (2, 2 * written)] {
+            let output = migrate(&src, &copy, &["--to", to, "--resume", "--format", "json"]);
+            let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+            assert_eq!(
+                report["catch_up"]["changed"], 0,
+                "--to {to}, pass {pass}: {report:#}"
+            );
+            assert_eq!(
+                report["catch_up"]["retried"], 0,
+                "--to {to}, pass {pass}: {report:#}"
+            );
+            assert_eq!(completed(), journaled, "--to {to}, pass {pass}");
+        }
+        let want = tree(&dst, &[".planrun"]);
+        let got = tree(&copy, &[".planrun"]);
+        assert!(got == want, "--to {to}: {}", first_difference(&want, &got));
+    }
+}
+
 /// After `--to r6` the SDK is pointed at DST and saves a run there. A later resume (a retried
 /// job) keeps that file byte for byte, reports the conflict and exits 1;
 /// `--overwrite-changed` replaces it.

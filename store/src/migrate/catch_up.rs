@@ -114,6 +114,9 @@ pub(super) fn is_shared(path: &str) -> bool {
 enum Outputs {
     /// Every file holds the bytes written.
     Intact,
+    /// Every file holds the bytes written, though not every one has the stamp journaled (DST
+    /// was copied, or restored from a backup): the stamps found, taken before the reads.
+    Restamped(Vec<Input>),
     /// A file is missing, cut short or not a document: it is redone.
     Damaged,
     /// This file holds a valid document that is not the one written: someone else wrote it.
@@ -138,6 +141,8 @@ enum Item {
 /// What becomes of a listed run.
 enum Verdict {
     UpToDate,
+    /// Up to date, with its outputs' stamps as found now.
+    Restamped(Vec<Input>),
     Changed,
     New,
     Retried,
@@ -430,7 +435,16 @@ fn settle_listed(
     let run = line.run.as_deref().unwrap_or_default();
     let counts = &mut found.counts;
     match verdict {
-        Verdict::UpToDate => {
+        Verdict::Restamped(stamps) if line.event == Event::Completed => {
+            counts.up_to_date += 1;
+            found.done[at] = true;
+            // Journaled again with the stamps found, so that later passes need not read the
+            // outputs; the verify pass reads this line and adds it to the report.
+            let mut again = *line;
+            again.outputs = Some(stamps);
+            found.lines.push(again);
+        }
+        Verdict::UpToDate | Verdict::Restamped(_) => {
             counts.up_to_date += 1;
             found.done[at] = true;
             if line.event == Event::Completed {
@@ -669,6 +683,7 @@ fn judge_listed(
         _ if inputs_changed => Verdict::Changed,
         Outputs::Damaged => Verdict::Retried,
         Outputs::Intact => Verdict::UpToDate,
+        Outputs::Restamped(stamps) => Verdict::Restamped(stamps),
     }
 }
 
@@ -786,6 +801,36 @@ fn outputs(ctx: &Ctx, dst: &Dir, line: &Line, stamps: bool) -> Outputs {
     if stamps && outputs_unchanged(dst, line, ctx.started) {
         return Outputs::Intact;
     }
+    // Taken before the reads: when these find the bytes written, the files had these stamps.
+    let found = stamps.then(|| stamps_now(dst, line, ctx.started)).flatten();
+    match outputs_read(ctx, dst, line, id) {
+        Outputs::Intact => found.map_or(Outputs::Intact, Outputs::Restamped),
+        state => state,
+    }
+}
+
+/// The stamps of the outputs `line` names as they are now, unless one is missing or racily
+/// clean against `now` (or the line names none).
+fn stamps_now(dst: &Dir, line: &Line, now: i64) -> Option<Vec<Input>> {
+    let outputs = line
+        .outputs
+        .as_ref()
+        .filter(|outputs| !outputs.is_empty())?;
+    outputs
+        .iter()
+        .map(|output| {
+            let stamp = dst.stamp(Path::new(&output.path)).ok().flatten()?;
+            (!stamp.racy(now)).then(|| Input {
+                path: output.path.clone(),
+                stamp: Some(stamp),
+                hash: None,
+            })
+        })
+        .collect()
+}
+
+/// The state of the outputs `line` names, by reading them; `id` is the run's V2 id.
+fn outputs_read(ctx: &Ctx, dst: &Dir, line: &Line, id: &str) -> Outputs {
     let name = planrun_wire::join!(id, ".json");
     let Ok(run) = dst.read_nofollow(Path::new(&name)) else {
         return Outputs::Damaged;
