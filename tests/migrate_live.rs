@@ -323,10 +323,12 @@ fn a_head_store_resume_copies_again_only_the_documents_that_changed() {
 }
 
 /// A DST copied elsewhere (`cp -a`: the same bytes and modification times, new inodes and change
-/// times) is found intact by reading its outputs, once: that resume journals their new stamps,
-/// so the next one trusts them and journals no run again, for `--to v2` and `--to r6`.
+/// times) is found intact by reading its outputs, once: that resume journals their new stamps
+/// (and, every run's line now superseded, compacts the journal back to one line a run), so the
+/// next one trusts them and journals no run again, for `--to v2` and `--to r6`.
 #[test]
 fn a_copied_dst_is_read_once_then_judged_by_its_new_stamps() {
+    use std::os::unix::fs::MetadataExt;
     for to in ["v2", "r6"] {
         let tmp = tempfile::tempdir().unwrap();
         let src = store(tmp.path(), 40, 9);
@@ -342,16 +344,18 @@ fn a_copied_dst_is_read_once_then_judged_by_its_new_stamps() {
         assert!(cp.success());
         // Past the racy window of the copy's change times (a tenth of a second).
         std::thread::sleep(Duration::from_millis(250));
-        let completed = || {
+        let completed = || -> Vec<Value> {
             std::fs::read_to_string(copy.join(".planrun/journal.jsonl"))
                 .unwrap()
                 .lines()
                 .filter(|line| line.starts_with("{\"event\":\"completed\""))
-                .count()
+                .map(|line| serde_json::from_str(line).unwrap())
+                .collect()
         };
         let written = completed();
-        assert!(written > 20, "{written}");
-        for (pass, journaled) in [(1, 2 * written), (2, 2 * written)] {
+        assert!(written.len() > 20, "{}", written.len());
+        let mut after_first: Option<Vec<Value>> = None;
+        for pass in 1..=2 {
             let output = migrate(&src, &copy, &["--to", to, "--resume", "--format", "json"]);
             let report: Value = serde_json::from_slice(&output.stdout).unwrap();
             assert_eq!(
@@ -362,10 +366,73 @@ fn a_copied_dst_is_read_once_then_judged_by_its_new_stamps() {
                 report["catch_up"]["retried"], 0,
                 "--to {to}, pass {pass}: {report:#}"
             );
-            assert_eq!(completed(), journaled, "--to {to}, pass {pass}");
+            let journaled = completed();
+            assert_eq!(journaled.len(), written.len(), "--to {to}, pass {pass}");
+            for line in &journaled {
+                for output in line["outputs"].as_array().unwrap() {
+                    let file = copy.join(output["path"].as_str().unwrap());
+                    let inode = std::fs::metadata(&file).unwrap().ino();
+                    assert_eq!(output["stamp"]["ino"], inode, "--to {to}, pass {pass}");
+                }
+            }
+            match &after_first {
+                Some(first) => assert_eq!(&journaled, first, "--to {to}: journaled again"),
+                None => after_first = Some(journaled),
+            }
         }
         let want = tree(&dst, &[".planrun"]);
         let got = tree(&copy, &[".planrun"]);
+        assert!(got == want, "--to {to}: {}", first_difference(&want, &got));
+    }
+}
+
+/// A journal whose runs were converted again and again is compacted after the pass that leaves
+/// at least half its final lines superseded: one final line a run, no answered `started` line.
+/// The next resume finds every run up to date, and after another round of changes DST is as a
+/// fresh migration writes it, for `--to v2` and `--to r6`.
+#[test]
+fn a_journal_whose_runs_were_redone_is_compacted_and_still_resumes() {
+    for to in ["v2", "r6"] {
+        let tmp = tempfile::tempdir().unwrap();
+        let src = store(tmp.path(), 40, 13);
+        let dst = tmp.path().join("dst");
+        let journal = dst.join(".planrun/journal.jsonl");
+        let count = |event: &str| {
+            let start = format!("{{\"event\":\"{event}\"");
+            std::fs::read_to_string(&journal)
+                .unwrap()
+                .lines()
+                .filter(|line| line.starts_with(&start))
+                .count()
+        };
+        migrate(&src, &dst, &["--to", to]);
+        let (completed, failed) = (count("completed"), count("failed"));
+        let runs = files(&src, "prun-");
+        for round in 0..2 {
+            for run in &runs {
+                save(run, |t| {
+                    t["state"] = Value::String(["FAILED", "COMPLETE"][round].to_owned());
+                });
+            }
+            migrate(&src, &dst, &["--to", to, "--resume"]);
+        }
+        assert_eq!(count("completed"), completed, "--to {to}");
+        assert_eq!(count("failed"), failed, "--to {to}");
+        assert_eq!(count("started"), 0, "--to {to}");
+        let output = migrate(&src, &dst, &["--to", to, "--resume", "--format", "json"]);
+        let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+        let catch_up = &report["catch_up"];
+        assert_eq!(catch_up["changed"], 0, "--to {to}: {report:#}");
+        assert_eq!(catch_up["retried"], 0, "--to {to}: {report:#}");
+        assert_eq!(
+            catch_up["up_to_date"].as_u64().unwrap() as usize,
+            completed,
+            "--to {to}: {report:#}"
+        );
+        change(&src, 29);
+        migrate(&src, &dst, &["--to", to, "--resume"]);
+        let want = fresh(&src, tmp.path(), to);
+        let got = tree(&dst, &[".planrun"]);
         assert!(got == want, "--to {to}: {}", first_difference(&want, &got));
     }
 }

@@ -198,6 +198,20 @@ impl<'a> FinalLines<'a> {
             .find(runs, run)
     }
 
+    /// The index of the last final line of `run` (in the listing or not), 0 for none.
+    pub(super) fn last_of(&mut self, run: &str) -> u64 {
+        match self.locate(run) {
+            Some(at) => self.last[at],
+            None => self.strays.get(run).map_or(0, |(index, _)| *index),
+        }
+    }
+
+    /// How many final lines there are, and how many of them settle a run (the last of each).
+    pub(super) fn settling(&self) -> (usize, usize) {
+        let listed = self.last.iter().filter(|&&index| index != 0).count();
+        (self.places.len(), listed + self.strays.len())
+    }
+
     /// The first run (by name) the journal settles that is not in `runs` and whose outputs a
     /// resume did not remove: a run this shard should not have.
     pub(super) fn stray(&self) -> Option<&str> {

@@ -707,6 +707,19 @@ fn whole_line<T>(line: &[u8], read: impl FnOnce(&[u8]) -> Option<T>) -> Option<T
     read(line)
 }
 
+/// The [`LineTag`] of one journal line's bytes (ending in its line break), as
+/// [`Reader::next_tag`] reads it.
+pub(super) fn tag_of(line: &[u8]) -> Option<LineTag> {
+    whole_line(line, |line| {
+        LineTag::from_prefix(line).or_else(|| read(line))
+    })
+}
+
+/// One journal line's bytes (ending in its line break) as [`Reader::next_line`] reads them.
+pub(super) fn line_of(line: &[u8]) -> Option<Line> {
+    whole_line(line, read_line)
+}
+
 /// A journal line's bytes read as a [`Line`]: by [`Line::canonical`], else as JSON.
 fn read_line(bytes: &[u8]) -> Option<Line> {
     Line::canonical(bytes).or_else(|| read(bytes))
@@ -783,6 +796,11 @@ impl Writer {
         if !crate::fsio::try_lock(&file)? {
             return Err(OpenError::Locked(path.to_owned()));
         }
+        // A pass that compacted the journal renamed a new file over it ([`Writer::replace`]):
+        // the file opened before that is no longer the journal, and its lock says nothing.
+        if !same_file(&file, path)? {
+            return Err(OpenError::Locked(path.to_owned()));
+        }
         Ok(Writer {
             file,
             path: path.to_owned(),
@@ -818,6 +836,43 @@ impl Writer {
     pub fn path(&self) -> &Path {
         &self.path
     }
+
+    /// Replaces the journal with what `write` writes: first into `temp`, which is locked,
+    /// synced and then renamed over the journal (whose directory is synced), so a reader finds
+    /// the old journal or the new one, whole, and no other pass can take the new one's lock.
+    pub fn replace(
+        &mut self,
+        temp: &Path,
+        write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+    ) -> io::Result<()> {
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(temp)?;
+        if !crate::fsio::try_lock(&file)? {
+            return Err(io::Error::other(format!("{} is locked", temp.display())));
+        }
+        let mut out = io::BufWriter::with_capacity(1 << 16, &file);
+        write(&mut out)?;
+        out.flush()?;
+        drop(out);
+        file.sync_all()?;
+        std::fs::rename(temp, &self.path)?;
+        if let Some(dir) = self.path.parent() {
+            crate::fsio::fsync_dir(dir)?;
+        }
+        self.file = file;
+        Ok(())
+    }
+}
+
+/// Whether `path` names the file `file` has open.
+fn same_file(file: &File, path: &Path) -> io::Result<bool> {
+    use std::os::unix::fs::MetadataExt;
+    let (open, named) = (file.metadata()?, std::fs::metadata(path)?);
+    Ok((open.dev(), open.ino()) == (named.dev(), named.ino()))
 }
 
 #[cfg(test)]
@@ -1199,6 +1254,34 @@ mod tests {
             n += 1;
         }
         assert_eq!((n, reader.torn), (4, false));
+    }
+
+    /// A journal replaced by a compacted one is locked before it takes the journal's name, and a
+    /// file opened before the replacement is no longer taken for the journal once its lock is
+    /// free: a pass that opened it then would append to a file nobody reads.
+    #[test]
+    fn a_replaced_journal_is_locked_and_the_file_it_replaced_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("journal.jsonl");
+        let header = Line::default();
+        let mut writer = Writer::create(&path, &header).unwrap();
+        let before = OpenOptions::new()
+            .read(true)
+            .append(true)
+            .open(&path)
+            .unwrap();
+        let temp = dir.path().join(".tmp-journal.jsonl");
+        writer
+            .replace(&temp, |out| out.write_all(header.to_jsonl().as_bytes()))
+            .unwrap();
+        assert!(!temp.exists());
+        assert!(matches!(Writer::reopen(&path), Err(OpenError::Locked(_))));
+        drop(writer);
+        assert!(matches!(
+            Writer::locked(before, &path),
+            Err(OpenError::Locked(_))
+        ));
+        assert!(Writer::reopen(&path).is_ok());
     }
 
     /// Regression of a fuzzer finding: serde reads a struct from a JSON array too, field by

@@ -46,6 +46,7 @@
 //! redoes every such run, and a journal line the crash damaged is cut off with all after it.
 
 mod catch_up;
+mod compact;
 mod convert;
 mod dst;
 mod feed;
@@ -255,7 +256,13 @@ pub fn migrate(opts: &Options, progress: &dyn Progress) -> Result<Summary, Migra
     if opts.durability == Durability::Chunks {
         crate::fsio::syncfs(&dst_dir).map_err(io_err("cannot sync", &dst))?;
     }
-    let (report, report_file) = finish(&mut ctx, &pass, journal.path(), start.read, builder)?;
+    let (report, report_file, mut finals) =
+        finish(&mut ctx, &pass, journal.path(), start.read, builder)?;
+    let temp = dst.join(CONTROL_DIR).join(format!(
+        "{}journal.jsonl",
+        shard_temp_prefix(&shard_tag(opts.shard))
+    ));
+    compact::compact(&mut journal, &mut finals, &temp)?;
     Ok(Summary {
         report,
         resumed,
@@ -578,7 +585,7 @@ fn finish<'a>(
     journal_path: &Path,
     read: Option<catch_up::ReadSoFar<'a>>,
     mut builder: Builder,
-) -> Result<(BatchReport, PathBuf), MigrateError> {
+) -> Result<(BatchReport, PathBuf, FinalLines<'a>), MigrateError> {
     let Pass {
         opts,
         pool,
@@ -590,7 +597,7 @@ fn finish<'a>(
     // beside the verify pass, which leaves a core partly idle, rather than on one core after it.
     let refs = std::mem::take(&mut ctx.refs);
     let ctx = &*ctx;
-    let verified = std::thread::scope(|scope| {
+    let (verified, finals) = std::thread::scope(|scope| {
         scope.spawn(move || drop(refs));
         verify(
             ctx,
@@ -624,7 +631,7 @@ fn finish<'a>(
         Durability::None => {}
     }
     progress.end();
-    Ok((report, report_file))
+    Ok((report, report_file, finals))
 }
 
 /// The JSON files of the store (of `shard`) that are neither runs, plans nor end users, each with

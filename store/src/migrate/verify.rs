@@ -101,7 +101,7 @@ pub(super) fn verify<'a>(
     builder: &mut Builder,
     chunk_size: usize,
     progress: &dyn Progress,
-) -> Result<u64, MigrateError> {
+) -> Result<(u64, FinalLines<'a>), MigrateError> {
     let so_far = so_far.unwrap_or_else(|| catch_up::ReadSoFar {
         finals: FinalLines::new(ctx.runs),
         offset: 0,
@@ -194,7 +194,7 @@ pub(super) fn verify<'a>(
         ));
     }
     if problems.is_empty() {
-        Ok(verified)
+        Ok((verified, last))
     } else {
         Err(MigrateError::Verify {
             count: problems.len(),
