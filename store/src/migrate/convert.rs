@@ -354,15 +354,17 @@ pub(super) fn write_outputs(
         });
     }
     for (relative, content) in extra {
+        let path = relative.to_string_lossy().into_owned();
+        let hash = content_hash(content);
         if !ctx.dry_run {
-            ctx.sink
-                .write(relative, content)
+            ctx.shared_writes
+                .write(&ctx.sink, &path, content, &hash)
                 .map_err(io_err("cannot write", &ctx.dst.join(relative)))?;
         }
         records.push(MemoryRecord {
-            path: relative.to_string_lossy().into_owned(),
+            path,
             bytes: content.len() as u64,
-            hash: content_hash(content),
+            hash,
         });
     }
     let name = planrun_wire::join!(id, ".json");

@@ -210,6 +210,41 @@ impl LastCopy {
     }
 }
 
+/// The shared files (plans, end users) a `--to r6` pass wrote, by path, with the hash of the
+/// bytes: every run of a plan writes the same plan file, so a file is written again only with
+/// other bytes.
+#[derive(Default)]
+pub(super) struct SharedWrites(std::sync::Mutex<HashMap<String, String>>);
+
+impl SharedWrites {
+    /// Writes `bytes` (whose hash is `hash`) to `path` in DST, unless it is a shared file this
+    /// pass wrote those bytes to already (a run's own files are written as they come).
+    pub(super) fn write(
+        &self,
+        sink: &crate::DiskSink,
+        path: &str,
+        bytes: &[u8],
+        hash: &str,
+    ) -> std::io::Result<()> {
+        let shared = super::catch_up::is_shared(path);
+        if shared && self.wrote(path, hash) {
+            return Ok(());
+        }
+        sink.write(Path::new(path), bytes)?;
+        if shared {
+            super::feed::lock(&self.0).insert(path.to_owned(), hash.to_owned());
+        }
+        Ok(())
+    }
+
+    /// Whether this pass wrote the bytes hashed `hash` to `path`.
+    fn wrote(&self, path: &str, hash: &str) -> bool {
+        super::feed::lock(&self.0)
+            .get(path)
+            .is_some_and(|written| written == hash)
+    }
+}
+
 /// What [`copy_documents`] works from.
 pub(super) struct CopyFrom<'a> {
     pub(super) store: &'a crate::DiskStore,
@@ -223,6 +258,8 @@ pub(super) struct CopyFrom<'a> {
     pub(super) last: &'a HashMap<String, LastCopy>,
     /// When the pass started.
     pub(super) now: i64,
+    /// What this pass's runs wrote already.
+    pub(super) written: &'a SharedWrites,
 }
 
 /// One document's fate in [`copy_documents`].
@@ -316,13 +353,14 @@ fn copy_document(from: &CopyFrom<'_>, name: &str) -> Result<Fate, (std::io::Erro
         Err(why) => return Ok(Fate::Skipped(why)),
     };
     let path = Path::new(name);
-    from.sink
-        .write(path, text.as_bytes())
+    let hash = super::content_hash(text.as_bytes());
+    from.written
+        .write(from.sink, name, text.as_bytes(), &hash)
         .map_err(|e| (e, name.to_owned()))?;
     let record = super::journal::MemoryRecord {
         path: name.to_owned(),
         bytes: text.len() as u64,
-        hash: super::content_hash(text.as_bytes()),
+        hash,
     };
     let output = Input {
         path: name.to_owned(),

@@ -146,6 +146,8 @@ struct Ctx<'a> {
     kept: std::collections::HashSet<String>,
     /// With `--to r6`: the last copy of each of SRC's plans and end users (on a resume).
     copies: std::collections::HashMap<String, head::LastCopy>,
+    /// With `--to r6`: the shared files this pass wrote, each written once.
+    shared_writes: head::SharedWrites,
     /// When this pass started (ns since the epoch): a file stamped within the racy window of it
     /// is read, not trusted by its stamp.
     started: i64,
@@ -176,6 +178,7 @@ pub fn migrate(opts: &Options, progress: &dyn Progress) -> Result<Summary, Migra
         mine: &mine,
         kept: std::collections::HashSet::new(),
         copies: std::collections::HashMap::new(),
+        shared_writes: head::SharedWrites::default(),
         started: crate::stamp::now_ns(),
         conflicts: Conflicts::of(&listing.runs),
         config: &opts.config,
@@ -550,6 +553,7 @@ fn copy_head_documents(
         shard: opts.shard,
         kept: &ctx.kept,
         last: &ctx.copies,
+        written: &ctx.shared_writes,
         now: ctx.started,
     };
     let copied = head::copy_documents(&from, pool)
