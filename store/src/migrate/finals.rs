@@ -99,11 +99,26 @@ impl<'a> FinalLines<'a> {
     fn read_stretch(&mut self, journal: &Path, start: u64, end: u64) -> Result<bool, MigrateError> {
         let mut reader =
             Reader::open_between(journal, start, end).map_err(io_err("cannot read", journal))?;
-        while let Some(line) = reader.next_tag().map_err(io_err("cannot read", journal))? {
+        self.take_tags(&mut reader, journal, u64::MAX)?;
+        Ok(reader.good_len == end)
+    }
+
+    /// Takes in the tags `reader` reads, numbered on from the lines taken in before, up to line
+    /// `limit`; `journal` names the file in errors.
+    fn take_tags<R: std::io::BufRead>(
+        &mut self,
+        reader: &mut Reader<R>,
+        journal: &Path,
+        limit: u64,
+    ) -> Result<(), MigrateError> {
+        while self.lines < limit {
+            let Some(line) = reader.next_tag().map_err(io_err("cannot read", journal))? else {
+                break;
+            };
             self.lines += 1;
             self.absorb(line, self.lines);
         }
-        Ok(reader.good_len == end)
+        Ok(())
     }
 
     /// Takes in what a reading of the lines right after this one's found.
@@ -135,16 +150,7 @@ impl<'a> FinalLines<'a> {
     ) -> Result<(), MigrateError> {
         let mut reader =
             Reader::open_at(journal, offset).map_err(io_err("cannot read", journal))?;
-        let mut index = self.lines;
-        while index < limit {
-            let Some(line) = reader.next_tag().map_err(io_err("cannot read", journal))? else {
-                break;
-            };
-            index += 1;
-            self.absorb(line, index);
-        }
-        self.lines = index;
-        Ok(())
+        self.take_tags(&mut reader, journal, limit)
     }
 
     /// Nothing read yet.

@@ -654,7 +654,7 @@ impl<R: BufRead> Reader<R> {
     /// caller that needs the lines to be valid reads them again with [`Reader::next_line`]
     /// (and sees it stop at an invalid one).
     pub fn next_tag(&mut self) -> io::Result<Option<LineTag>> {
-        self.next_with(|line| LineTag::from_prefix(line).or_else(|| read(line)))
+        self.next_with(read_tag)
     }
 
     /// Reads the next line as `T`, a [`Line`] or a cheaper view of some of its fields.
@@ -710,9 +710,12 @@ fn whole_line<T>(line: &[u8], read: impl FnOnce(&[u8]) -> Option<T>) -> Option<T
 /// The [`LineTag`] of one journal line's bytes (ending in its line break), as
 /// [`Reader::next_tag`] reads it.
 pub(super) fn tag_of(line: &[u8]) -> Option<LineTag> {
-    whole_line(line, |line| {
-        LineTag::from_prefix(line).or_else(|| read(line))
-    })
+    whole_line(line, read_tag)
+}
+
+/// A whole journal line's [`LineTag`]: from its first bytes where it can be, else as JSON.
+fn read_tag(line: &[u8]) -> Option<LineTag> {
+    LineTag::from_prefix(line).or_else(|| read(line))
 }
 
 /// One journal line's bytes (ending in its line break) as [`Reader::next_line`] reads them.
