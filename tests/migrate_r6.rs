@@ -143,6 +143,84 @@ fn a_head_migration_resumes_as_itself_and_never_as_a_v2_one() {
     );
 }
 
+/// A store of V2 runs beside the plan files they were made from, one of which was saved again
+/// since (its query edited): the V2 run carries the plan as it was. The plan file of a HEAD
+/// store is SRC's (every pass copies it), and the run's own plan used to be written over it or
+/// under it at random and lost without a word; now it goes to the run's residue with a `moved`
+/// entry, so the HEAD store migrates back to the V2 run byte for byte, and once SRC's plan is
+/// the run's again a resume redoes that run (SRC's plan file is one of its inputs).
+#[test]
+fn a_v2_runs_plan_saved_again_in_src_is_kept_in_its_residue() {
+    let tmp = tempfile::tempdir().unwrap();
+    let src = tmp.path().join("src");
+    let output = run(args(&[&"migrate", &example_store(), &"--out", &src]));
+    assert_eq!(code(&output), 0, "{}", show(&output));
+    for entry in std::fs::read_dir(example_store()).unwrap() {
+        let name = entry.unwrap().file_name().into_string().unwrap();
+        if !name.starts_with("prun-") && !name.starts_with("wkfl-") && name.ends_with(".json") {
+            std::fs::copy(example_store().join(&name), src.join(&name)).unwrap();
+        }
+    }
+    let run_name = "prun-4c8f0e3b-5d6a-4b7c-9e8f-0a1b2c3d4e5f.json";
+    let plan_name = format!(
+        "{}.json",
+        json(&src.join(run_name))["plan"]["id"].as_str().unwrap()
+    );
+    let original = std::fs::read(src.join(&plan_name)).unwrap();
+    let mut plan = json(&src.join(&plan_name));
+    plan["plan_context"]["query"] = serde_json::json!("the query, saved again");
+    std::fs::write(
+        src.join(&plan_name),
+        serde_json::to_string_pretty(&plan).unwrap(),
+    )
+    .unwrap();
+
+    let dst = tmp.path().join("head");
+    assert_eq!(to_head(&src, &dst, &[]), 0);
+    assert_head_store(&dst);
+    let written = json(&dst.join(&plan_name));
+    assert_eq!(written["plan_context"]["query"], "the query, saved again");
+    let id = run_name.trim_end_matches(".json");
+    let residue = json(&dst.join(format!(".planrun/residue/{id}.json")));
+    let before: serde_json::Value = serde_json::from_slice(&original).unwrap();
+    assert_eq!(
+        residue["plan"]["plan_context"]["query"], before["plan_context"]["query"],
+        "{residue}"
+    );
+    let moved = |dst: &Path| {
+        json(&dst.join(".planrun/report.json"))["entries"]["per_kind"]["moved"]
+            .as_u64()
+            .unwrap()
+    };
+    let other = tmp.path().join("other");
+    copy_dir(&src, &other);
+    std::fs::write(other.join(&plan_name), &original).unwrap();
+    let unedited = tmp.path().join("unedited");
+    assert_eq!(to_head(&other, &unedited, &[]), 0);
+    assert_eq!(moved(&dst), moved(&unedited) + 1);
+
+    let back = tmp.path().join("back");
+    let output = run(args(&[&"migrate", &dst, &"--out", &back]));
+    assert_eq!(code(&output), 0, "{}", show(&output));
+    let (src_runs, back_runs) = (tree(&src, &[]), tree(&back, &[".planrun"]));
+    for (name, bytes) in &back_runs {
+        assert_eq!(
+            Some(bytes),
+            src_runs.get(name),
+            "{name} did not come back as it was"
+        );
+    }
+
+    std::fs::write(src.join(&plan_name), &original).unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    assert_eq!(to_head(&src, &dst, &["--resume"]), 0);
+    let report = json(&dst.join(".planrun/report.json"));
+    assert_eq!(report["catch_up"]["changed"], 1, "{}", report["catch_up"]);
+    let skip = [".planrun/journal.jsonl", ".planrun/report.json"];
+    let (now, fresh) = (tree(&dst, &skip), tree(&unedited, &skip));
+    assert!(now == fresh, "{}", first_difference(&now, &fresh));
+}
+
 /// Migrates `store` to V2 directly, and through a HEAD store (`--to r6`, then back to V2), and
 /// downgrades the V2 store and migrates that back too; all three V2 trees must be the same bytes.
 fn assert_round_trips(store: &Path, tmp: &Path) {

@@ -209,6 +209,16 @@ struct PlanConverted {
 }
 
 impl PlanRead {
+    /// The plan as read: `Ok(None)` when the store has none.
+    pub(crate) fn read(&self) -> &Result<Option<Parsed>, Failure> {
+        &self.read
+    }
+
+    /// The plan file's version as the read saw it.
+    pub(crate) fn seen(&self) -> Option<&Seen> {
+        self.seen.as_ref()
+    }
+
     fn new(Referenced { read, seen }: Referenced) -> Self {
         PlanRead {
             read,

@@ -244,8 +244,13 @@ pub(super) fn work(ctx: &Ctx, index: usize) -> Result<Line, MigrateError> {
             match at_head {
                 Ok(mut at_head) => {
                     let inputs = line.inputs.get_or_insert_with(Vec::new);
-                    if inputs.iter().all(|i| i.path != at_head.end_user.path) {
-                        inputs.push(at_head.end_user.clone());
+                    for input in [Some(&at_head.end_user), at_head.plan.as_ref()]
+                        .into_iter()
+                        .flatten()
+                    {
+                        if inputs.iter().all(|i| i.path != input.path) {
+                            inputs.push(input.clone());
+                        }
                     }
                     // A shared file someone else changed in DST is kept, not written.
                     at_head.files.retain(|(relative, _)| {

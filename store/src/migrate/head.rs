@@ -33,6 +33,9 @@ pub struct HeadOutputs {
     /// The end-user file of SRC the HEAD files were made with, as read: an input of the run
     /// (a V2 run's conversion read none).
     pub end_user: Input,
+    /// For a V2 run, SRC's plan file as read: an input of the run, since it decides whether
+    /// the run's own plan goes to its residue.
+    pub plan: Option<Input>,
 }
 
 /// The HEAD-store files of a converted run. `origin` names the run in failures.
@@ -52,12 +55,24 @@ pub fn outputs(
     let mut down = downgrade_to_head(&v2, true)
         .map_err(|e| Failure::rejected(origin, FailureKind::Mismatch, e.to_string()))?;
     let mut files = Vec::new();
-    match &down.plan {
-        Some(plan) => files.push((
+    let (own_plan, plan) = plan_file(store, refs, out, &down.run.plan_id.to_string(), &down.plan);
+    match (&down.plan, own_plan.is_some()) {
+        (Some(_), true) => down.report.push(
+            EntryKind::Moved,
+            Some("/plan".to_owned()),
+            Some(residue_path(&v2.id)),
+            format!(
+                "the store's {}.json is another version of the run's plan: the plan file is \
+                 the store's, the run's own plan is kept in the store's residue",
+                down.run.plan_id
+            ),
+            None,
+        ),
+        (Some(plan), false) => files.push((
             PathBuf::from(format!("{}.json", down.run.plan_id)),
             to_sdk_json(plan).into_bytes(),
         )),
-        None => down.report.push(
+        (None, _) => down.report.push(
             EntryKind::Defaulted,
             None,
             Some("/plan".to_owned()),
@@ -90,7 +105,8 @@ pub fn outputs(
             to_sdk_json(user).into_bytes(),
         ));
     }
-    let residue = Residue::of(&v2, &mut down, stored.as_ref());
+    let mut residue = Residue::of(&v2, &mut down, stored.as_ref());
+    residue.plan = own_plan;
     if residue.needed() {
         files.push((
             PathBuf::from(residue_path(&v2.id)),
@@ -102,7 +118,38 @@ pub fn outputs(
         files,
         report: down.report,
         end_user,
+        plan,
     })
+}
+
+/// For a run whose conversion read no plan file (a V2 run carries its plan): SRC's plan file
+/// as read, an input of the run, and the run's own plan when that file's HEAD form is another
+/// version of it. SRC's file is what DST's plan file holds (every pass copies it), so such a
+/// run's plan goes to its residue instead of being overwritten. A legacy run's plan is made
+/// from that very file: `(None, None)`.
+fn plan_file(
+    store: &dyn Store,
+    refs: &References,
+    out: &RunOutput,
+    plan_id: &str,
+    own: &Option<planrun_legacy::Plan>,
+) -> (Option<serde_json::Value>, Option<Input>) {
+    if out.class != crate::Class::AlreadyCurrent {
+        return (None, None);
+    }
+    let read = refs.plan(store, plan_id);
+    let input = Input::seen(format!("{plan_id}.json"), read.seen());
+    let differs = match (own, read.read()) {
+        (Some(own), Ok(Some(parsed))) => {
+            head_form_of(parsed).is_ok_and(|text| text != to_sdk_json(own))
+        }
+        _ => false,
+    };
+    let own_plan = own
+        .as_ref()
+        .filter(|_| differs)
+        .map(|plan| serde_json::to_value(plan).expect("plans are JSON"));
+    (own_plan, Some(input))
 }
 
 /// A HEAD run file read back with a fresh reader: an R6 run in exactly the SDK's form, holding
@@ -377,11 +424,16 @@ fn copy_document(from: &CopyFrom<'_>, name: &str) -> Result<Fate, (std::io::Erro
 /// The HEAD form of a plan or end-user document, or why a HEAD store cannot hold it.
 fn head_form(bytes: &[u8]) -> Result<String, String> {
     let parsed = planrun_legacy::parse(bytes).map_err(|err| format!("not read: {err}"))?;
-    match parsed.document {
+    head_form_of(&parsed)
+}
+
+/// [`head_form`] of a document already read.
+fn head_form_of(parsed: &planrun_legacy::Parsed) -> Result<String, String> {
+    match &parsed.document {
         LegacyDocument::Plan(plan) => {
             // HEAD's form renames an output a pre-0.1.8 plan repeats; what it cannot make
             // loadable (two plan inputs of one name) stays behind.
-            let head = planrun_legacy::head::plan(&plan).document;
+            let head = planrun_legacy::head::plan(plan).document;
             let fails = planrun_legacy::head::plan_validator_fails(&head);
             if !fails.is_empty() {
                 return Err(format!(
@@ -391,7 +443,7 @@ fn head_form(bytes: &[u8]) -> Result<String, String> {
             }
             Ok(to_sdk_json(&head))
         }
-        LegacyDocument::EndUser(user) => Ok(to_sdk_json(&user)),
+        LegacyDocument::EndUser(user) => Ok(to_sdk_json(user)),
         _ => Err(format!(
             "a {} document: a HEAD store holds runs, plans and end users only",
             parsed.detection.kind.as_str()
