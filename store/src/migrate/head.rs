@@ -55,7 +55,13 @@ pub fn outputs(
     let mut down = downgrade_to_head(&v2, true)
         .map_err(|e| Failure::rejected(origin, FailureKind::Mismatch, e.to_string()))?;
     let mut files = Vec::new();
-    let (own_plan, plan) = plan_file(store, refs, out, &down.run.plan_id.to_string(), &down.plan);
+    let (own_plan, plan) = plan_file(
+        store,
+        refs,
+        out,
+        &down.run.plan_id.to_string(),
+        down.plan.as_ref(),
+    );
     match (&down.plan, own_plan.is_some()) {
         (Some(_), true) => down.report.push(
             EntryKind::Moved,
@@ -132,7 +138,7 @@ fn plan_file(
     refs: &References,
     out: &RunOutput,
     plan_id: &str,
-    own: &Option<planrun_legacy::Plan>,
+    own: Option<&planrun_legacy::Plan>,
 ) -> (Option<serde_json::Value>, Option<Input>) {
     if out.class != crate::Class::AlreadyCurrent {
         return (None, None);
@@ -146,7 +152,6 @@ fn plan_file(
         _ => false,
     };
     let own_plan = own
-        .as_ref()
         .filter(|_| differs)
         .map(|plan| serde_json::to_value(plan).expect("plans are JSON"));
     (own_plan, Some(input))
