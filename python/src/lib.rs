@@ -76,61 +76,37 @@ pub(crate) fn json_to_py<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py
 /// The result of converting one run: the V2 document, its loss report and its outcome class.
 #[pyclass(module = "planrun_migrate", frozen)]
 struct Converted {
+    /// The `PlanRunV2` document as text: exactly the bytes `planrun convert` prints (pretty
+    /// JSON and a newline; an already-current run's own bytes).
+    #[pyo3(get)]
     document: String,
     report: Report,
+    /// The outcome class: `converted`, `converted_with_loss` (the report drops something) or
+    /// `already_current` (the input already was a `PlanRunV2`, kept byte for byte).
+    #[pyo3(get)]
     outcome: String,
+    /// The V2 run id; a migration names the document `<id>.json`.
+    #[pyo3(get)]
     id: String,
+    /// The versions that could have written the input (`R4`, `R1–R2`, `V2`).
+    #[pyo3(get)]
     source_version: Option<String>,
+    /// The run converted: its file, or `<run>` for a document passed in memory.
+    #[pyo3(get)]
     path: String,
+    /// The agent-memory files the run refers to (`<prun-id>/<output_name>.json`, relative to
+    /// the store), which a migration copies next to the V2 document.
+    #[pyo3(get)]
     agent_memory: Vec<String>,
 }
 
 #[pymethods]
 impl Converted {
-    /// The `PlanRunV2` document as text: exactly the bytes `planrun convert` prints (pretty
-    /// JSON and a newline; an already-current run's own bytes).
-    #[getter]
-    fn document(&self) -> &str {
-        &self.document
-    }
-
     /// The loss report as a dict (`{"entries": [...]}`): the config's entries, then the run's;
     /// what `planrun --format json convert` prints as `report`.
     #[getter]
     fn report<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         json_to_py(py, &self.report.json())
-    }
-
-    /// The outcome class: `converted`, `converted_with_loss` (the report drops something) or
-    /// `already_current` (the input already was a `PlanRunV2`, kept byte for byte).
-    #[getter]
-    fn outcome(&self) -> &str {
-        &self.outcome
-    }
-
-    /// The V2 run id; a migration names the document `<id>.json`.
-    #[getter]
-    fn id(&self) -> &str {
-        &self.id
-    }
-
-    /// The versions that could have written the input (`R4`, `R1–R2`, `V2`).
-    #[getter]
-    fn source_version(&self) -> Option<&str> {
-        self.source_version.as_deref()
-    }
-
-    /// The run converted: its file, or `<run>` for a document passed in memory.
-    #[getter]
-    fn path(&self) -> &str {
-        &self.path
-    }
-
-    /// The agent-memory files the run refers to (`<prun-id>/<output_name>.json`, relative to
-    /// the store), which a migration copies next to the V2 document.
-    #[getter]
-    fn agent_memory(&self) -> Vec<String> {
-        self.agent_memory.clone()
     }
 
     fn __repr__(&self) -> String {
