@@ -197,7 +197,7 @@ pub(super) fn work(ctx: &Ctx, index: usize) -> Result<Line, MigrateError> {
     let name = ctx.runs.get(index);
     let name = name.as_str();
     let path = ctx.src.join(name);
-    let result = match ctx.conflicts.winner(index) {
+    let result = match ctx.conflict_winner(index) {
         Some(winner) => {
             let winner = ctx.runs.get(winner);
             RunResult {

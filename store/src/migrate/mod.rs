@@ -151,7 +151,9 @@ struct Ctx<'a> {
     /// When this pass started (ns since the epoch): a file stamped within the racy window of it
     /// is read, not trusted by its stamp.
     started: i64,
-    conflicts: Conflicts,
+    /// Runs that map to one V2 id, found when the first run is converted (a pass that converts
+    /// none, a resume with nothing to do, never needs them).
+    conflicts: std::sync::OnceLock<Conflicts>,
     config: &'a ResolvedConfig,
     durability: Durability,
     dry_run: bool,
@@ -160,6 +162,15 @@ struct Ctx<'a> {
     sink: DiskSink,
     refs: References,
     checker: Checker,
+}
+
+impl Ctx<'_> {
+    /// The earlier run the run at `place` loses its V2 id to, if any.
+    fn conflict_winner(&self, place: usize) -> Option<usize> {
+        self.conflicts
+            .get_or_init(|| Conflicts::of(self.runs))
+            .winner(place)
+    }
 }
 
 /// Migrates a store (see the module docs).
@@ -180,7 +191,7 @@ pub fn migrate(opts: &Options, progress: &dyn Progress) -> Result<Summary, Migra
         copies: std::collections::HashMap::new(),
         shared_writes: head::SharedWrites::default(),
         started: crate::stamp::now_ns(),
-        conflicts: Conflicts::of(&listing.runs),
+        conflicts: std::sync::OnceLock::new(),
         config: &opts.config,
         durability: opts.durability,
         dry_run: opts.dry_run,
