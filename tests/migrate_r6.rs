@@ -221,6 +221,53 @@ fn a_v2_runs_plan_saved_again_in_src_is_kept_in_its_residue() {
     assert!(now == fresh, "{}", first_difference(&now, &fresh));
 }
 
+/// Migrates the HEAD store `head` back to V2 and checks that every run of the V2 store `v2`
+/// comes back byte for byte.
+fn assert_runs_come_back(v2: &Path, head: &Path, tmp: &Path) {
+    let back = tmp.join("back");
+    let _ = std::fs::remove_dir_all(&back);
+    let output = run(args(&[&"migrate", &head, &"--out", &back]));
+    assert_eq!(code(&output), 0, "{}", show(&output));
+    let back = tree(&back, &[".planrun"]);
+    for (name, bytes) in tree(v2, &[".planrun"]) {
+        assert_eq!(
+            back.get(&name),
+            Some(&bytes),
+            "{name} did not come back as it was"
+        );
+    }
+}
+
+/// A V2 store's plans live only in its runs, so a HEAD store made of it writes every plan file
+/// from a run. A resume took such a file for one whose SRC file had left ("no run uses it any
+/// more") and removed all of them, on a pass with nothing to do: the HEAD store lost its plans.
+/// A plan file a run that stays wrote is kept.
+#[test]
+fn a_head_store_made_of_a_v2_store_keeps_its_plan_files_on_a_resume() {
+    let tmp = tempfile::tempdir().unwrap();
+    let v2 = tmp.path().join("v2");
+    let output = run(args(&[&"migrate", &example_store(), &"--out", &v2]));
+    assert_eq!(code(&output), 0, "{}", show(&output));
+    std::fs::remove_dir_all(v2.join(".planrun")).unwrap();
+    let head = tmp.path().join("head");
+    assert_eq!(to_head(&v2, &head, &[]), 0);
+    let first = tree(&head, &[".planrun"]);
+    assert!(
+        first.keys().any(|name| name.starts_with("plan-")),
+        "{:?}",
+        first.keys()
+    );
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    assert_eq!(to_head(&v2, &head, &["--resume"]), 0);
+    let report = json(&head.join(".planrun/report.json"));
+    assert_eq!(report["catch_up"]["removed"], 0, "{}", report["catch_up"]);
+    assert!(
+        tree(&head, &[".planrun"]) == first,
+        "a no-op resume changed the HEAD store"
+    );
+    assert_runs_come_back(&v2, &head, tmp.path());
+}
+
 /// Migrates `store` to V2 directly, and through a HEAD store (`--to r6`, then back to V2), and
 /// downgrades the V2 store and migrates that back too; all three V2 trees must be the same bytes.
 fn assert_round_trips(store: &Path, tmp: &Path) {

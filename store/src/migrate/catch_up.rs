@@ -86,6 +86,10 @@ pub(super) struct CatchUp<'a> {
     /// With `--to r6`: the last copy of each of SRC's plans and end users, when every pass
     /// synced its outputs (so a copy's stamp in DST proves its bytes).
     pub(super) copies: HashMap<String, LastCopy>,
+    /// With `--to r6`: the shared files written by runs that stay as they are (up to date, or
+    /// kept as conflicts). Such a file stays though SRC has none: a V2 run's plan is written
+    /// from the run, where the store never saved it.
+    wanted: HashSet<String, super::Fast>,
     /// How far the journal was read, for the verify pass to go on from there.
     pub(super) read: ReadSoFar<'a>,
 }
@@ -225,6 +229,7 @@ fn judge_journal<'a>(
         lines: Vec::new(),
         kept: HashSet::new(),
         copies: HashMap::new(),
+        wanted: HashSet::default(),
         read: ReadSoFar {
             offset: 0,
             index: 0,
@@ -378,7 +383,21 @@ fn settle(
                 at, index, line, ..
             },
             Judged::Listed(verdict),
-        ) => settle_listed(found, at, index, line, verdict, report),
+        ) => {
+            let stays = matches!(
+                verdict,
+                Verdict::UpToDate | Verdict::Restamped(_) | Verdict::Conflict(..)
+            );
+            if ctx.target == super::Target::Head && stays {
+                // Runs share these files: most are in the set already.
+                for record in line.memory.iter().flatten() {
+                    if is_shared(&record.path) && !found.wanted.contains(&record.path) {
+                        found.wanted.insert(record.path.clone());
+                    }
+                }
+            }
+            settle_listed(found, at, index, line, verdict, report);
+        }
         (Item::Gone(line), Judged::Gone(Some(gone))) => {
             return settle_gone(ctx, found, *line, gone, apply)
         }
@@ -533,8 +552,8 @@ fn unfinished_windows(sessions: &[(i64, bool)]) -> Vec<(i64, i64)> {
 
 /// A HEAD store's shared files this shard wrote: one whose bytes are no longer any this shard
 /// wrote, and which still is a document, was written by someone else (the SDK saving a plan or
-/// end user after the cut-over) and is kept; one that is still ours but whose file left SRC is
-/// removed, as a fresh migration would not write it. A file whose stamp is the one its last
+/// end user after the cut-over) and is kept; one that is still ours, whose file left SRC and
+/// which no run that stays wrote, is removed, as a fresh migration would not write it. A file whose stamp is the one its last
 /// copy left is ours without a read. The files are looked at on `pool`.
 fn review_shared(
     ctx: &Ctx,
@@ -551,7 +570,7 @@ fn review_shared(
     let states: Vec<SharedState> = pool.install(|| {
         paths
             .par_iter()
-            .map(|path| shared.state(ctx, dst, path))
+            .map(|path| shared.state(ctx, dst, path, &found.wanted))
             .collect()
     });
     for (path, state) in paths.into_iter().zip(states) {
@@ -618,8 +637,14 @@ enum SharedState {
 }
 
 impl Shared<'_> {
-    /// The state of DST's shared file `path`.
-    fn state(&self, ctx: &Ctx, dst: &Dir, path: &str) -> SharedState {
+    /// The state of DST's shared file `path`; `wanted` are the files runs that stay wrote.
+    fn state(
+        &self,
+        ctx: &Ctx,
+        dst: &Dir,
+        path: &str,
+        wanted: &HashSet<String, super::Fast>,
+    ) -> SharedState {
         let relative = Path::new(path);
         let held = self
             .copies
@@ -633,7 +658,7 @@ impl Shared<'_> {
         };
         if !self.ours[path].contains(&content_hash(&bytes)) {
             SharedState::Foreign(bytes)
-        } else if ctx.src.join(path).exists() {
+        } else if wanted.contains(path) || ctx.src.join(path).exists() {
             SharedState::Settled
         } else {
             SharedState::Orphan(bytes)
