@@ -238,6 +238,14 @@ fn assert_runs_come_back(v2: &Path, head: &Path, tmp: &Path) {
     }
 }
 
+/// Saves the run file `name` of `store` again with the same bytes, as a writer would (a new
+/// stamp), and lets the store settle so it is not racily clean.
+fn save_again(store: &Path, name: &str) {
+    let bytes = std::fs::read(store.join(name)).unwrap();
+    std::fs::write(store.join(name), bytes).unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(20));
+}
+
 /// A V2 store's plans live only in its runs, so a HEAD store made of it writes every plan file
 /// from a run. A resume took such a file for one whose SRC file had left ("no run uses it any
 /// more") and removed all of them, on a pass with nothing to do: the HEAD store lost its plans.
@@ -266,6 +274,55 @@ fn a_head_store_made_of_a_v2_store_keeps_its_plan_files_on_a_resume() {
         "a no-op resume changed the HEAD store"
     );
     assert_runs_come_back(&v2, &head, tmp.path());
+}
+
+/// Two V2 runs that carry different versions of one plan the store never saved (here: one
+/// run's plan given the other's id) write one plan file: the first to claim it, or the version
+/// DST holds from an earlier pass; the other run keeps its own plan in its residue with a
+/// `moved` entry. Before, one version was written over the other and lost. Every run comes back
+/// byte for byte after a fresh migration (one worker or two) and after each resume that redoes
+/// one of them. (Which version the file holds can differ from a fresh migration's after such
+/// resumes; none is lost.)
+#[test]
+fn two_v2_runs_with_versions_of_one_unsaved_plan_both_come_back() {
+    let tmp = tempfile::tempdir().unwrap();
+    let v2 = tmp.path().join("v2");
+    let output = run(args(&[&"migrate", &example_store(), &"--out", &v2]));
+    assert_eq!(code(&output), 0, "{}", show(&output));
+    std::fs::remove_dir_all(v2.join(".planrun")).unwrap();
+    let (kept, moved) = (
+        "prun-3b7e9d2a-4c5f-4a6b-8d7e-9f0a1b2c3d4e.json",
+        "prun-4c8f0e3b-5d6a-4b7c-9e8f-0a1b2c3d4e5f.json",
+    );
+    let plan = |name: &str| {
+        json(&v2.join(name))["plan"]["id"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    let (plan_kept, plan_moved) = (plan(kept), plan(moved));
+    assert_ne!(plan_kept, plan_moved);
+    let text = std::fs::read_to_string(v2.join(moved)).unwrap();
+    std::fs::write(v2.join(moved), text.replace(&plan_moved, &plan_kept)).unwrap();
+    for jobs in ["1", "2"] {
+        let head = tmp.path().join(format!("head-{jobs}"));
+        assert_eq!(to_head(&v2, &head, &["--jobs", jobs]), 0);
+        let report = json(&head.join(".planrun/report.json"));
+        let residues = [kept, moved].map(|name| {
+            let id = name.trim_end_matches(".json");
+            json(&head.join(format!(".planrun/residue/{id}.json")))
+        });
+        let with_plan = residues.iter().filter(|r| r["plan"].is_object()).count();
+        assert_eq!(with_plan, 1, "{residues:?}");
+        assert!(report["entries"]["per_kind"]["moved"].as_u64().unwrap() > 0);
+        assert_runs_come_back(&v2, &head, tmp.path());
+    }
+    let head = tmp.path().join("head-2");
+    for name in [kept, moved, kept] {
+        save_again(&v2, name);
+        assert_eq!(to_head(&v2, &head, &["--resume"]), 0);
+        assert_runs_come_back(&v2, &head, tmp.path());
+    }
 }
 
 /// Migrates `store` to V2 directly, and through a HEAD store (`--to r6`, then back to V2), and

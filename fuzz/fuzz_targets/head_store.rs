@@ -14,7 +14,7 @@ use planrun_fuzz::{
     MemStore,
 };
 use planrun_legacy::{sdk, LegacyDocument, Version};
-use planrun_store::migrate::head::{check_document, outputs};
+use planrun_store::migrate::head::{check_document, outputs, PlanClaims};
 use planrun_store::References;
 
 fuzz_target!(|data: &[u8]| {
@@ -23,7 +23,14 @@ fuzz_target!(|data: &[u8]| {
     let Ok(out) = store.convert().outcome else {
         return;
     };
-    let Ok(files) = outputs(&store, &References::default(), Path::new("mem/<run>"), &out) else {
+    let claims = PlanClaims::default();
+    let Ok(files) = outputs(
+        &store,
+        &References::default(),
+        &claims,
+        Path::new("mem/<run>"),
+        &out,
+    ) else {
         return;
     };
     assert_drops_recorded(&files.report.entries, "the HEAD store");

@@ -239,7 +239,7 @@ pub(super) fn work(ctx: &Ctx, index: usize) -> Result<Line, MigrateError> {
     };
     let outcome = match result.outcome {
         Ok(out) if ctx.target == Target::Head => {
-            let at_head = head::outputs(&ctx.store, &ctx.refs, &path, &out);
+            let at_head = head::outputs(&ctx.store, &ctx.refs, &ctx.plan_claims, &path, &out);
             line.read_at = Some(crate::stamp::now_ns());
             match at_head {
                 Ok(mut at_head) => {

@@ -42,6 +42,7 @@ pub struct HeadOutputs {
 pub fn outputs(
     store: &dyn Store,
     refs: &References,
+    claims: &PlanClaims,
     origin: &std::path::Path,
     out: &RunOutput,
 ) -> Result<HeadOutputs, Failure> {
@@ -56,25 +57,24 @@ pub fn outputs(
         .map_err(|e| Failure::rejected(origin, FailureKind::Mismatch, e.to_string()))?;
     let mut files = Vec::new();
     let (own_plan, plan) = plan_file(
-        store,
-        refs,
+        (store, refs, claims),
         out,
         &down.run.plan_id.to_string(),
         down.plan.as_ref(),
     );
-    match (&down.plan, own_plan.is_some()) {
-        (Some(_), true) => down.report.push(
+    match (&down.plan, &own_plan) {
+        (Some(_), Some((_, why))) => down.report.push(
             EntryKind::Moved,
             Some("/plan".to_owned()),
             Some(residue_path(&v2.id)),
             format!(
-                "the store's {}.json is another version of the run's plan: the plan file is \
-                 the store's, the run's own plan is kept in the store's residue",
+                "{why}: the plan file {}.json holds that version, the run's own plan is kept in \
+                 the store's residue",
                 down.run.plan_id
             ),
             None,
         ),
-        (Some(plan), false) => files.push((
+        (Some(plan), None) => files.push((
             PathBuf::from(format!("{}.json", down.run.plan_id)),
             to_sdk_json(plan).into_bytes(),
         )),
@@ -112,7 +112,7 @@ pub fn outputs(
         ));
     }
     let mut residue = Residue::of(&v2, &mut down, stored.as_ref());
-    residue.plan = own_plan;
+    residue.plan = own_plan.map(|(plan, _)| plan);
     if residue.needed() {
         files.push((
             PathBuf::from(residue_path(&v2.id)),
@@ -129,32 +129,79 @@ pub fn outputs(
 }
 
 /// For a run whose conversion read no plan file (a V2 run carries its plan): SRC's plan file
-/// as read, an input of the run, and the run's own plan when that file's HEAD form is another
-/// version of it. SRC's file is what DST's plan file holds (every pass copies it), so such a
-/// run's plan goes to its residue instead of being overwritten. A legacy run's plan is made
-/// from that very file: `(None, None)`.
+/// as read, an input of the run, and the run's own plan, with why, when the plan file DST holds
+/// is another version of it. That file is SRC's when SRC has one (every pass copies it), else
+/// the version [`PlanClaims`] gives the plan id; a run whose plan is not the file's keeps its
+/// own in its residue instead of writing over the file. A legacy run's plan is made from SRC's
+/// file: `(None, None)`.
 fn plan_file(
-    store: &dyn Store,
-    refs: &References,
+    (store, refs, claims): (&dyn Store, &References, &PlanClaims),
     out: &RunOutput,
     plan_id: &str,
     own: Option<&planrun_legacy::Plan>,
-) -> (Option<serde_json::Value>, Option<Input>) {
+) -> (Option<(serde_json::Value, &'static str)>, Option<Input>) {
     if out.class != crate::Class::AlreadyCurrent {
         return (None, None);
     }
     let read = refs.plan(store, plan_id);
     let input = Input::seen(format!("{plan_id}.json"), read.seen());
-    let differs = match (own, read.read()) {
-        (Some(own), Ok(Some(parsed))) => {
-            head_form_of(parsed).is_ok_and(|text| text != to_sdk_json(own))
-        }
-        _ => false,
+    let Some(own) = own else {
+        return (None, Some(input));
     };
-    let own_plan = own
-        .filter(|_| differs)
-        .map(|plan| serde_json::to_value(plan).expect("plans are JSON"));
+    let text = to_sdk_json(own);
+    let stored = match read.read() {
+        Ok(Some(parsed)) => head_form_of(parsed).ok(),
+        _ => None,
+    };
+    let why = match stored {
+        Some(stored) => (stored != text).then_some(
+            "the store's plan file is another version of the run's plan (saved again since)",
+        ),
+        None => (!claims.claim(
+            &format!("{plan_id}.json"),
+            &super::content_hash(text.as_bytes()),
+        ))
+        .then_some(
+            "another V2 run of the store carries another version of this plan, which the \
+                 store never saved",
+        ),
+    };
+    let own_plan = why.map(|why| (serde_json::to_value(own).expect("plans are JSON"), why));
     (own_plan, Some(input))
+}
+
+/// Which version of a plan the store never saved a `--to r6` pass writes as its plan file,
+/// when V2 runs carry different ones: the version in DST's file from an earlier pass, else the
+/// first run's to ask. Every other version stays with its run, in its residue, so none is
+/// written over. (Two shards may still both write such a file: each has its own claims.)
+#[derive(Debug, Default)]
+pub struct PlanClaims {
+    /// DST, whose plan files an earlier pass wrote; `None`: no earlier pass to look at.
+    dst: Option<PathBuf>,
+    /// The content hash of the version each plan file holds this pass, by path.
+    held: std::sync::Mutex<HashMap<String, String>>,
+}
+
+impl PlanClaims {
+    /// Claims for a pass writing into `dst`.
+    pub(super) fn in_dst(dst: &Path) -> Self {
+        PlanClaims {
+            dst: Some(dst.to_owned()),
+            held: std::sync::Mutex::default(),
+        }
+    }
+
+    /// Whether the version of the plan file `path` hashed `hash` is the one written.
+    fn claim(&self, path: &str, hash: &str) -> bool {
+        let mut held = super::feed::lock(&self.held);
+        let holder = held.entry(path.to_owned()).or_insert_with(|| {
+            self.dst
+                .as_ref()
+                .and_then(|dst| crate::fsio::read_nofollow(&dst.join(path)).ok())
+                .map_or_else(|| hash.to_owned(), |bytes| super::content_hash(&bytes))
+        });
+        holder == hash
+    }
 }
 
 /// A HEAD run file read back with a fresh reader: an R6 run in exactly the SDK's form, holding

@@ -148,6 +148,8 @@ struct Ctx<'a> {
     copies: std::collections::HashMap<String, head::LastCopy>,
     /// With `--to r6`: the shared files this pass wrote, each written once.
     shared_writes: head::SharedWrites,
+    /// With `--to r6`: which version of a plan the store never saved its V2 runs write.
+    plan_claims: head::PlanClaims,
     /// When this pass started (ns since the epoch): a file stamped within the racy window of it
     /// is read, not trusted by its stamp.
     started: i64,
@@ -190,6 +192,7 @@ pub fn migrate(opts: &Options, progress: &dyn Progress) -> Result<Summary, Migra
         kept: std::collections::HashSet::new(),
         copies: std::collections::HashMap::new(),
         shared_writes: head::SharedWrites::default(),
+        plan_claims: head::PlanClaims::in_dst(&dst),
         started: crate::stamp::now_ns(),
         conflicts: std::sync::OnceLock::new(),
         config: &opts.config,
