@@ -152,9 +152,7 @@ fn a_head_migration_resumes_as_itself_and_never_as_a_v2_one() {
 #[test]
 fn a_v2_runs_plan_saved_again_in_src_is_kept_in_its_residue() {
     let tmp = tempfile::tempdir().unwrap();
-    let src = tmp.path().join("src");
-    let output = run(args(&[&"migrate", &example_store(), &"--out", &src]));
-    assert_eq!(code(&output), 0, "{}", show(&output));
+    let src = example_v2_store(tmp.path());
     for entry in std::fs::read_dir(example_store()).unwrap() {
         let name = entry.unwrap().file_name().into_string().unwrap();
         if !name.starts_with("prun-") && !name.starts_with("wkfl-") && name.ends_with(".json") {
@@ -221,6 +219,15 @@ fn a_v2_runs_plan_saved_again_in_src_is_kept_in_its_residue() {
     assert!(now == fresh, "{}", first_difference(&now, &fresh));
 }
 
+/// The example store migrated to V2 in `tmp/v2`, without its journal: a store of V2 runs.
+fn example_v2_store(tmp: &Path) -> PathBuf {
+    let v2 = tmp.join("v2");
+    let output = run(args(&[&"migrate", &example_store(), &"--out", &v2]));
+    assert_eq!(code(&output), 0, "{}", show(&output));
+    std::fs::remove_dir_all(v2.join(".planrun")).unwrap();
+    v2
+}
+
 /// Migrates the HEAD store `head` back to V2 and checks that every run of the V2 store `v2`
 /// comes back byte for byte.
 fn assert_runs_come_back(v2: &Path, head: &Path, tmp: &Path) {
@@ -253,10 +260,7 @@ fn save_again(store: &Path, name: &str) {
 #[test]
 fn a_head_store_made_of_a_v2_store_keeps_its_plan_files_on_a_resume() {
     let tmp = tempfile::tempdir().unwrap();
-    let v2 = tmp.path().join("v2");
-    let output = run(args(&[&"migrate", &example_store(), &"--out", &v2]));
-    assert_eq!(code(&output), 0, "{}", show(&output));
-    std::fs::remove_dir_all(v2.join(".planrun")).unwrap();
+    let v2 = example_v2_store(tmp.path());
     let head = tmp.path().join("head");
     assert_eq!(to_head(&v2, &head, &[]), 0);
     let first = tree(&head, &[".planrun"]);
@@ -286,10 +290,7 @@ fn a_head_store_made_of_a_v2_store_keeps_its_plan_files_on_a_resume() {
 #[test]
 fn two_v2_runs_with_versions_of_one_unsaved_plan_both_come_back() {
     let tmp = tempfile::tempdir().unwrap();
-    let v2 = tmp.path().join("v2");
-    let output = run(args(&[&"migrate", &example_store(), &"--out", &v2]));
-    assert_eq!(code(&output), 0, "{}", show(&output));
-    std::fs::remove_dir_all(v2.join(".planrun")).unwrap();
+    let v2 = example_v2_store(tmp.path());
     let (kept, moved) = (
         "prun-3b7e9d2a-4c5f-4a6b-8d7e-9f0a1b2c3d4e.json",
         "prun-4c8f0e3b-5d6a-4b7c-9e8f-0a1b2c3d4e5f.json",
