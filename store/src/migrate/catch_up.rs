@@ -553,8 +553,9 @@ fn unfinished_windows(sessions: &[(i64, bool)]) -> Vec<(i64, i64)> {
 /// A HEAD store's shared files this shard wrote: one whose bytes are no longer any this shard
 /// wrote, and which still is a document, was written by someone else (the SDK saving a plan or
 /// end user after the cut-over) and is kept; one that is still ours, whose file left SRC and
-/// which no run that stays wrote, is removed, as a fresh migration would not write it. A file whose stamp is the one its last
-/// copy left is ours without a read. The files are looked at on `pool`.
+/// which no run that stays wrote, is removed, as a fresh migration would not write it. A file
+/// whose stamp is the one its last copy left is ours without a read. The files are looked at
+/// on `pool`.
 fn review_shared(
     ctx: &Ctx,
     dst: &Dir,

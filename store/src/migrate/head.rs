@@ -4,7 +4,9 @@
 //! Shared files are safe to write from any run in any order: a plan file is the HEAD form of
 //! the store's own plan file, and an end-user file the store's own end-user file, so every run
 //! that shares one writes the same bytes. What a run's V2 document holds beyond them (context
-//! data merged into its end user, an old execution context) goes to that run's residue.
+//! data merged into its end user, an old execution context, its own version of its plan) goes
+//! to that run's residue. A plan the store never saved is written from the V2 runs that carry
+//! it, one version of it ([`PlanClaims`]).
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
