@@ -99,7 +99,7 @@ impl SharedCounts {
         &self.counts
     }
 
-    /// The counts' key: 16 hex digits of the XXH3-64 of their encoding (see [`key_of`]).
+    /// The counts' key: 16 hex digits of the XXH3-64 of their encoding (see `key_of`).
     pub fn key(&self) -> &str {
         &self.key
     }

@@ -144,7 +144,7 @@ pub trait Progress: Sync {
     fn end(&self) {}
     /// Whether to stop: asked before each chunk is converted and verified. Once it says yes,
     /// the chunks already converted are committed and journaled, and the migration returns
-    /// [`MigrateError::Cancelled`], leaving DST as a crash would, to be continued with
+    /// [`MigrateError::Cancelled`](super::MigrateError::Cancelled), leaving DST as a crash would, to be continued with
     /// `--resume`; a dry run just stops. The default never stops (the CLI stops on SIGINT,
     /// which ends the process).
     fn cancelled(&self) -> bool {
