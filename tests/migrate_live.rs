@@ -173,17 +173,20 @@ proptest::proptest! {
 }
 
 /// Law 8 for a HEAD store made of a store of V2 runs (the way back to the SDK, after a V2
-/// migration): its plan files are written from the runs, which a resume once took for files
-/// whose SRC file had left and removed. Not yet in shards: a shard whose last run of a plan
-/// left SRC removes that plan file though another shard's runs still use it.
+/// migration), whole and in two shards: its plan files are written from the runs. A resume
+/// once took them for files whose SRC file had left and removed them all; then, in shards, a
+/// shard whose last run of a plan left SRC removed that plan file though the other shard's
+/// runs still used it.
 #[test]
 fn a_head_store_made_of_v2_runs_catches_up_after_rounds_of_changes() {
-    let tmp = tempfile::tempdir().unwrap();
-    let legacy = store(tmp.path(), 120, 11);
-    let src = tmp.path().join("v2");
-    migrate(&legacy, &src, &[]);
-    std::fs::remove_dir_all(src.join(".planrun")).unwrap();
-    catch_up_rounds(&src, tmp.path(), "r6", false, 23);
+    for shards in [false, true] {
+        let tmp = tempfile::tempdir().unwrap();
+        let legacy = store(tmp.path(), 120, 11);
+        let src = tmp.path().join("v2");
+        migrate(&legacy, &src, &[]);
+        std::fs::remove_dir_all(src.join(".planrun")).unwrap();
+        catch_up_rounds(&src, tmp.path(), "r6", shards, 23);
+    }
 }
 
 /// See [`each_resume_leaves_dst_as_a_fresh_migration_of_src_as_it_is`].

@@ -574,9 +574,11 @@ fn review_shared(
             .map(|path| shared.state(ctx, dst, path, &found.wanted))
             .collect()
     });
+    let elsewhere = std::sync::OnceLock::new();
     for (path, state) in paths.into_iter().zip(states) {
         match state {
             SharedState::Settled => {}
+            SharedState::Orphan(_) if used_elsewhere(ctx, pool, &elsewhere, path) => {}
             SharedState::Foreign(bytes) => {
                 let changed_at = dst
                     .stamp(Path::new(path))
@@ -615,6 +617,52 @@ fn review_shared(
         }
     }
     Ok(())
+}
+
+/// Whether a run of another shard may still use the plan file `path`, which no run of this
+/// shard that stays wrote and SRC does not have (a plan file written from V2 runs): its run
+/// file names the plan, or some run file of another shard names no plan its first bytes show
+/// (kept then, to be safe). Always `false` for a pass over the whole store.
+fn used_elsewhere(
+    ctx: &Ctx,
+    pool: &rayon::ThreadPool,
+    plans: &std::sync::OnceLock<Option<HashSet<Vec<u8>>>>,
+    path: &str,
+) -> bool {
+    let Some(id) = path
+        .strip_suffix(".json")
+        .filter(|id| id.starts_with("plan-"))
+    else {
+        return false;
+    };
+    if ctx.mine.len() == ctx.runs.len() {
+        return false;
+    }
+    plans
+        .get_or_init(|| plans_elsewhere(ctx, pool))
+        .as_ref()
+        .is_none_or(|plans| plans.contains(id.as_bytes()))
+}
+
+/// The plan ids the run files of the other shards name in their first bytes; `None` when one
+/// of them shows none.
+fn plans_elsewhere(ctx: &Ctx, pool: &rayon::ThreadPool) -> Option<HashSet<Vec<u8>>> {
+    use rayon::prelude::*;
+    let others: Vec<usize> = (0..ctx.runs.len())
+        .filter(|at| ctx.mine.binary_search(at).is_err())
+        .collect();
+    pool.install(|| {
+        others
+            .par_iter()
+            .map_init(
+                || [0u8; super::order::HEAD],
+                |buf, &at| {
+                    let head = ctx.store.first_bytes(&ctx.runs.get(at), buf)?;
+                    super::order::run_plan_id(head).map(<[u8]>::to_vec)
+                },
+            )
+            .collect()
+    })
 }
 
 /// What the journal says of a HEAD store's shared files.

@@ -12,7 +12,7 @@ use crate::names::Names;
 
 /// How much of a run file is read to find its plan id. The SDK writes a run's `plan_id` right
 /// after its `id`, within the first hundred bytes, at every version.
-const HEAD: usize = 512;
+pub(super) const HEAD: usize = 512;
 
 /// Runs to convert, in the order they are converted.
 #[derive(Debug)]
@@ -76,6 +76,31 @@ pub(crate) fn by_plan(
     // the conversion (1.6 MB at 100,000 runs) where they need eight.
     let places = keyed.iter().map(|&(_, place)| place as usize).collect();
     Ordered { places, joined }
+}
+
+/// The id of the plan a run names in `head`: a V2 run's `"plan": {"id": …}`, else a legacy
+/// run's `"plan_id"`; `None` when neither ends within `head`.
+pub(super) fn run_plan_id(head: &[u8]) -> Option<&[u8]> {
+    v2_plan_id(head).or_else(|| plan_id(head))
+}
+
+/// The `"id"` that opens the first `"plan"` object in `head` (a V2 run's embedded plan).
+fn v2_plan_id(head: &[u8]) -> Option<&[u8]> {
+    const KEY: &[u8] = b"\"plan\"";
+    let at = head.windows(KEY.len()).position(|w| w == KEY)? + KEY.len();
+    let value = head[at..]
+        .trim_ascii_start()
+        .strip_prefix(b":")?
+        .trim_ascii_start()
+        .strip_prefix(b"{")?
+        .trim_ascii_start()
+        .strip_prefix(b"\"id\"")?
+        .trim_ascii_start()
+        .strip_prefix(b":")?
+        .trim_ascii_start()
+        .strip_prefix(b"\"")?;
+    let end = value.iter().position(|&b| b == b'"')?;
+    Some(&value[..end])
 }
 
 /// The value of the first `"plan_id"` key in `head`, when the string ends within `head`.
@@ -170,6 +195,22 @@ mod tests {
             }
         }
         assert!(runs > 100, "only {runs} corpus runs");
+    }
+
+    #[test]
+    fn a_v2_runs_plan_id_is_its_embedded_plans() {
+        let plan = b"plan-2c8b5e30-4d6f-4a01-9c2d-3e4f5a6b7c82".as_slice();
+        for head in [
+            br#"{"id":"prun-1","state":"COMPLETE","current_step_index":1,"plan":{"id":"plan-2c8b5e30-4d6f-4a01-9c2d-3e4f5a6b7c82","#.as_slice(),
+            b"{\n  \"id\": \"prun-1\",\n  \"plan\": {\n    \"id\": \"plan-2c8b5e30-4d6f-4a01-9c2d-3e4f5a6b7c82\",",
+            br#"{"id": "prun-1", "plan_id": "plan-2c8b5e30-4d6f-4a01-9c2d-3e4f5a6b7c82"}"#,
+        ] {
+            assert_eq!(run_plan_id(head), Some(plan), "{}", String::from_utf8_lossy(head));
+        }
+        assert_eq!(
+            run_plan_id(br#"{"id": "prun-1", "plan": {"steps": []}}"#),
+            None
+        );
     }
 
     #[test]
