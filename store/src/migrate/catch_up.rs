@@ -240,6 +240,8 @@ fn judge_journal<'a>(
     };
     // The bytes this shard ever wrote into each shared file, by path and hash.
     let mut ours: HashMap<String, HashSet<String>> = HashMap::new();
+    // Those of them a V2 run wrote: a plan file SRC may never have had.
+    let mut from_v2: HashSet<String> = HashSet::new();
     // Each pass's start, and whether it got as far as journaling its copied documents.
     let mut sessions: Vec<(i64, bool)> = Vec::new();
     let mut copies = HashMap::new();
@@ -263,7 +265,7 @@ fn judge_journal<'a>(
                 let Some(line) = line else {
                     continue;
                 };
-                remember(&line, &mut ours, &mut sessions);
+                remember(&line, &mut ours, &mut from_v2, &mut sessions);
                 if line.event == Event::Copied {
                     LastCopy::remember(&line, &mut copies);
                 }
@@ -313,6 +315,7 @@ fn judge_journal<'a>(
     let unfinished = unfinished_windows(&sessions);
     let shared = Shared {
         ours: &ours,
+        from_v2: &from_v2,
         unfinished: &unfinished,
         copies: &copies,
     };
@@ -414,20 +417,26 @@ fn settle(
 /// How many lines the pool judges at a time.
 const BATCH: usize = 1024;
 
-/// Notes what a line tells of the shared files this shard wrote and of the passes so far.
+/// Notes what a line tells of the shared files this shard wrote (and which of them a V2 run
+/// wrote) and of the passes so far.
 fn remember(
     line: &Line,
     ours: &mut HashMap<String, HashSet<String>>,
+    from_v2: &mut HashSet<String>,
     sessions: &mut Vec<(i64, bool)>,
 ) {
     if matches!(
         line.event,
         Event::Completed | Event::Conflict | Event::Copied
     ) {
+        let v2 = line.class == Some(crate::Class::AlreadyCurrent);
         for record in line.memory.iter().flatten().filter(|r| is_shared(&r.path)) {
             ours.entry(record.path.clone())
                 .or_default()
                 .insert(record.hash.clone());
+            if v2 && !from_v2.contains(&record.path) {
+                from_v2.insert(record.path.clone());
+            }
         }
     }
     match line.event {
@@ -578,7 +587,9 @@ fn review_shared(
     for (path, state) in paths.into_iter().zip(states) {
         match state {
             SharedState::Settled => {}
-            SharedState::Orphan(_) if used_elsewhere(ctx, pool, &elsewhere, path) => {}
+            SharedState::Orphan(_)
+                if shared.from_v2.contains(path) && used_elsewhere(ctx, pool, &elsewhere, path) => {
+            }
             SharedState::Foreign(bytes) => {
                 let changed_at = dst
                     .stamp(Path::new(path))
@@ -619,10 +630,11 @@ fn review_shared(
     Ok(())
 }
 
-/// Whether a run of another shard may still use the plan file `path`, which no run of this
-/// shard that stays wrote and SRC does not have (a plan file written from V2 runs): its run
-/// file names the plan, or some run file of another shard names no plan its first bytes show
-/// (kept then, to be safe). Always `false` for a pass over the whole store.
+/// Whether a V2 run of another shard may still use the plan file `path`, which a V2 run of
+/// this shard wrote, no run of this shard that stays wrote and SRC does not have: a V2 run
+/// file of another shard names the plan in its first bytes, or some run file there shows no
+/// plan at all (the file is kept then, to be safe). A legacy run's plan file is SRC's, so a
+/// legacy run naming the plan does not count. Always `false` for a pass over the whole store.
 fn used_elsewhere(
     ctx: &Ctx,
     pool: &rayon::ThreadPool,
@@ -639,36 +651,42 @@ fn used_elsewhere(
         return false;
     }
     plans
-        .get_or_init(|| plans_elsewhere(ctx, pool))
+        .get_or_init(|| v2_plans_elsewhere(ctx, pool))
         .as_ref()
         .is_none_or(|plans| plans.contains(id.as_bytes()))
 }
 
-/// The plan ids the run files of the other shards name in their first bytes; `None` when one
-/// of them shows none.
-fn plans_elsewhere(ctx: &Ctx, pool: &rayon::ThreadPool) -> Option<HashSet<Vec<u8>>> {
+/// The plan ids the V2 run files of the other shards name in their first bytes; `None` when
+/// one of those files shows neither a V2 run's plan nor a legacy run's `plan_id`.
+fn v2_plans_elsewhere(ctx: &Ctx, pool: &rayon::ThreadPool) -> Option<HashSet<Vec<u8>>> {
     use rayon::prelude::*;
     let others: Vec<usize> = (0..ctx.runs.len())
         .filter(|at| ctx.mine.binary_search(at).is_err())
         .collect();
-    pool.install(|| {
+    let named: Option<Vec<Option<Vec<u8>>>> = pool.install(|| {
         others
             .par_iter()
             .map_init(
                 || [0u8; super::order::HEAD],
                 |buf, &at| {
                     let head = ctx.store.first_bytes(&ctx.runs.get(at), buf)?;
-                    super::order::run_plan_id(head).map(<[u8]>::to_vec)
+                    match super::order::v2_plan_id(head) {
+                        Some(id) => Some(Some(id.to_vec())),
+                        None => super::order::plan_id(head).map(|_| None),
+                    }
                 },
             )
             .collect()
-    })
+    });
+    Some(named?.into_iter().flatten().collect())
 }
 
 /// What the journal says of a HEAD store's shared files.
 struct Shared<'j> {
     /// The bytes this shard ever wrote into each, by path and hash.
     ours: &'j HashMap<String, HashSet<String>>,
+    /// Those a V2 run wrote.
+    from_v2: &'j HashSet<String>,
     /// The windows of passes that stopped before journaling their copies.
     unfinished: &'j [(i64, i64)],
     /// Each document's last copy (empty unless every pass synced its outputs).

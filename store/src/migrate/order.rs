@@ -78,36 +78,36 @@ pub(crate) fn by_plan(
     Ordered { places, joined }
 }
 
-/// The id of the plan a run names in `head`: a V2 run's `"plan": {"id": …}`, else a legacy
-/// run's `"plan_id"`; `None` when neither ends within `head`.
-pub(super) fn run_plan_id(head: &[u8]) -> Option<&[u8]> {
-    v2_plan_id(head).or_else(|| plan_id(head))
-}
-
-/// The `"id"` that opens the first `"plan"` object in `head` (a V2 run's embedded plan).
-fn v2_plan_id(head: &[u8]) -> Option<&[u8]> {
-    const KEY: &[u8] = b"\"plan\"";
-    let at = head.windows(KEY.len()).position(|w| w == KEY)? + KEY.len();
-    let value = head[at..]
-        .trim_ascii_start()
-        .strip_prefix(b":")?
-        .trim_ascii_start()
+/// The `"id"` that opens the first `"plan"` object in `head` (a V2 run's embedded plan), when
+/// the string ends within `head`.
+pub(super) fn v2_plan_id(head: &[u8]) -> Option<&[u8]> {
+    let plan = after_key(head, b"\"plan\"")?
         .strip_prefix(b"{")?
-        .trim_ascii_start()
-        .strip_prefix(b"\"id\"")?
-        .trim_ascii_start()
-        .strip_prefix(b":")?
-        .trim_ascii_start()
-        .strip_prefix(b"\"")?;
-    let end = value.iter().position(|&b| b == b'"')?;
-    Some(&value[..end])
+        .trim_ascii_start();
+    string_value(plan.strip_prefix(b"\"id\"")?)
 }
 
-/// The value of the first `"plan_id"` key in `head`, when the string ends within `head`.
-fn plan_id(head: &[u8]) -> Option<&[u8]> {
-    const KEY: &[u8] = b"\"plan_id\"";
-    let at = head.windows(KEY.len()).position(|w| w == KEY)? + KEY.len();
-    let value = head[at..]
+/// The value of the first `"plan_id"` key in `head` (a legacy run's plan), when the string
+/// ends within `head`.
+pub(super) fn plan_id(head: &[u8]) -> Option<&[u8]> {
+    string_value(head.get(key_end(head, b"\"plan_id\"")?..)?)
+}
+
+/// Where the first `key` (with its quotes) in `head` ends.
+fn key_end(head: &[u8], key: &[u8]) -> Option<usize> {
+    Some(head.windows(key.len()).position(|w| w == key)? + key.len())
+}
+
+/// What follows the first `key` of `head` and its colon, from its first non-blank byte.
+fn after_key<'h>(head: &'h [u8], key: &[u8]) -> Option<&'h [u8]> {
+    let rest = head[key_end(head, key)?..].trim_ascii_start();
+    Some(rest.strip_prefix(b":")?.trim_ascii_start())
+}
+
+/// The string after a key's end in `rest` (`: "value"`, blanks allowed around the colon), when
+/// it ends within `rest`.
+fn string_value(rest: &[u8]) -> Option<&[u8]> {
+    let value = rest
         .trim_ascii_start()
         .strip_prefix(b":")?
         .trim_ascii_start()
@@ -203,14 +203,15 @@ mod tests {
         for head in [
             br#"{"id":"prun-1","state":"COMPLETE","current_step_index":1,"plan":{"id":"plan-2c8b5e30-4d6f-4a01-9c2d-3e4f5a6b7c82","#.as_slice(),
             b"{\n  \"id\": \"prun-1\",\n  \"plan\": {\n    \"id\": \"plan-2c8b5e30-4d6f-4a01-9c2d-3e4f5a6b7c82\",",
+        ] {
+            assert_eq!(v2_plan_id(head), Some(plan), "{}", String::from_utf8_lossy(head));
+        }
+        for head in [
+            br#"{"id": "prun-1", "plan": {"steps": []}}"#.as_slice(),
             br#"{"id": "prun-1", "plan_id": "plan-2c8b5e30-4d6f-4a01-9c2d-3e4f5a6b7c82"}"#,
         ] {
-            assert_eq!(run_plan_id(head), Some(plan), "{}", String::from_utf8_lossy(head));
+            assert_eq!(v2_plan_id(head), None, "{}", String::from_utf8_lossy(head));
         }
-        assert_eq!(
-            run_plan_id(br#"{"id": "prun-1", "plan": {"steps": []}}"#),
-            None
-        );
     }
 
     #[test]
