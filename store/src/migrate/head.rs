@@ -58,13 +58,14 @@ pub fn outputs(
     let mut down = downgrade_to_head(&v2, true)
         .map_err(|e| Failure::rejected(origin, FailureKind::Mismatch, e.to_string()))?;
     let mut files = Vec::new();
+    let plan_text = down.plan.as_ref().map(to_sdk_json);
     let (own_plan, plan) = plan_file(
         (store, refs, claims),
         out,
         &down.run.plan_id.to_string(),
-        down.plan.as_ref(),
+        down.plan.as_ref().zip(plan_text.as_deref()),
     );
-    match (&down.plan, &own_plan) {
+    match (plan_text, &own_plan) {
         (Some(_), Some((_, why))) => down.report.push(
             EntryKind::Moved,
             Some("/plan".to_owned()),
@@ -76,9 +77,9 @@ pub fn outputs(
             ),
             None,
         ),
-        (Some(plan), None) => files.push((
+        (Some(text), None) => files.push((
             PathBuf::from(format!("{}.json", down.run.plan_id)),
-            to_sdk_json(plan).into_bytes(),
+            text.into_bytes(),
         )),
         (None, _) => down.report.push(
             EntryKind::Defaulted,
@@ -130,27 +131,26 @@ pub fn outputs(
     })
 }
 
-/// For a run whose conversion read no plan file (a V2 run carries its plan): SRC's plan file
-/// as read, an input of the run, and the run's own plan, with why, when the plan file DST holds
-/// is another version of it. That file is SRC's when SRC has one (every pass copies it), else
-/// the version [`PlanClaims`] gives the plan id; a run whose plan is not the file's keeps its
-/// own in its residue instead of writing over the file. A legacy run's plan is made from SRC's
-/// file: `(None, None)`.
+/// For a run whose conversion read no plan file (a V2 run carries its plan: `own`, with its
+/// HEAD text): SRC's plan file as read, an input of the run, and the run's own plan, with why,
+/// when the plan file DST holds is another version of it. That file is SRC's when SRC has one
+/// (every pass copies it), else the version [`PlanClaims`] gives the plan id; a run whose plan
+/// is not the file's keeps its own in its residue instead of writing over the file. A legacy
+/// run's plan is made from SRC's file: `(None, None)`.
 fn plan_file(
     (store, refs, claims): (&dyn Store, &References, &PlanClaims),
     out: &RunOutput,
     plan_id: &str,
-    own: Option<&planrun_legacy::Plan>,
+    own: Option<(&planrun_legacy::Plan, &str)>,
 ) -> (Option<(serde_json::Value, &'static str)>, Option<Input>) {
     if out.class != crate::Class::AlreadyCurrent {
         return (None, None);
     }
     let read = refs.plan(store, plan_id);
     let input = Input::seen(format!("{plan_id}.json"), read.seen());
-    let Some(own) = own else {
+    let Some((own, text)) = own else {
         return (None, Some(input));
     };
-    let text = to_sdk_json(own);
     let stored = match read.read() {
         Ok(Some(parsed)) => head_form_of(parsed).ok(),
         _ => None,
@@ -164,8 +164,8 @@ fn plan_file(
             &super::content_hash(text.as_bytes()),
         ))
         .then_some(
-            "another V2 run of the store carries another version of this plan, which the \
-                 store never saved",
+            "another V2 run of the store carries another version of this plan, which the store \
+             never saved",
         ),
     };
     let own_plan = why.map(|why| (serde_json::to_value(own).expect("plans are JSON"), why));
