@@ -348,6 +348,17 @@ fn a_head_store_resume_copies_again_only_the_documents_that_changed() {
     }
 }
 
+/// The lines of the journal at `path` whose event is `event`.
+fn journal_lines(path: &Path, event: &str) -> Vec<String> {
+    let start = format!("{{\"event\":\"{event}\"");
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .filter(|line| line.starts_with(&start))
+        .map(str::to_owned)
+        .collect()
+}
+
 /// A DST copied elsewhere (`cp -a`: the same bytes and modification times, new inodes and change
 /// times) is found intact by reading its outputs, once: that resume journals their new stamps
 /// (and, every run's line now superseded, compacts the journal back to one line a run), so the
@@ -371,10 +382,8 @@ fn a_copied_dst_is_read_once_then_judged_by_its_new_stamps() {
         // Past the racy window of the copy's change times (a tenth of a second).
         std::thread::sleep(Duration::from_millis(250));
         let completed = || -> Vec<Value> {
-            std::fs::read_to_string(copy.join(".planrun/journal.jsonl"))
-                .unwrap()
-                .lines()
-                .filter(|line| line.starts_with("{\"event\":\"completed\""))
+            journal_lines(&copy.join(".planrun/journal.jsonl"), "completed")
+                .iter()
                 .map(|line| serde_json::from_str(line).unwrap())
                 .collect()
         };
@@ -423,14 +432,7 @@ fn a_journal_whose_runs_were_redone_is_compacted_and_still_resumes() {
         let src = store(tmp.path(), 40, 13);
         let dst = tmp.path().join("dst");
         let journal = dst.join(".planrun/journal.jsonl");
-        let count = |event: &str| {
-            let start = format!("{{\"event\":\"{event}\"");
-            std::fs::read_to_string(&journal)
-                .unwrap()
-                .lines()
-                .filter(|line| line.starts_with(&start))
-                .count()
-        };
+        let count = |event: &str| journal_lines(&journal, event).len();
         migrate(&src, &dst, &["--to", to]);
         let (completed, failed) = (count("completed"), count("failed"));
         let runs = files(&src, "prun-");
