@@ -326,6 +326,76 @@ fn two_v2_runs_with_versions_of_one_unsaved_plan_both_come_back() {
     }
 }
 
+/// In shards, a plan file that one shard's V2 runs wrote stays while another shard's V2 runs
+/// name it, also once the shard that wrote it has compacted its journal. Compaction kept the
+/// record of the file's bytes but not that a V2 run wrote them, so the next resume (with
+/// nothing to do) took the file for a legacy plan file SRC had deleted and removed it, exit 0:
+/// the other shard's runs came back from the HEAD store without their plan.
+#[test]
+fn a_plan_file_v2_runs_of_another_shard_use_outlives_compaction() {
+    let tmp = tempfile::tempdir().unwrap();
+    let v2 = example_v2_store(tmp.path());
+    let model = "4c8f0e3b-5d6a-4b7c-9e8f-0a1b2c3d4e5f";
+    let text = std::fs::read_to_string(v2.join(format!("prun-{model}.json"))).unwrap();
+    // Six more runs of that run's plan, which the V2 store has no file of: both shards get some.
+    for i in 1..=6 {
+        let id = format!("4c8f0e3b-5d6a-4b7c-9e8f-0a1b2c3d4e6{i}");
+        std::fs::write(v2.join(format!("prun-{id}.json")), text.replace(model, &id)).unwrap();
+    }
+    let plan = json(&v2.join(format!("prun-{model}.json")))["plan"]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let head = tmp.path().join("head");
+    let shard0 = ["--shard", "0/2"];
+    for shard in ["0/2", "1/2"] {
+        assert_eq!(to_head(&v2, &head, &["--shard", shard]), 0);
+    }
+    let journal = head.join(".planrun/journal-0-of-2.jsonl");
+    let runs_of = |journal: &Path| -> Vec<String> {
+        let text = std::fs::read_to_string(journal).unwrap();
+        let lines = text
+            .lines()
+            .map(|line| serde_json::from_str::<serde_json::Value>(line).unwrap());
+        let runs = lines.filter_map(|line| line["run"].as_str().map(str::to_owned));
+        runs.collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .collect()
+    };
+    let (ours, others): (Vec<String>, Vec<String>) = runs_of(&journal)
+        .into_iter()
+        .partition(|run| run.starts_with("prun-4c8f0e3b"));
+    let theirs = runs_of(&head.join(".planrun/journal-1-of-2.jsonl"));
+    assert!(!ours.is_empty() && theirs.iter().any(|run| run.starts_with("prun-4c8f0e3b")));
+    // Shard 0 loses every run of the plan, and its other runs are saved again: enough of its
+    // journal's lines are superseded for the pass to compact it.
+    for run in &ours {
+        std::fs::remove_file(v2.join(run)).unwrap();
+    }
+    for run in &others {
+        save_again(&v2, run);
+    }
+    assert_eq!(to_head(&v2, &head, &["--resume", shard0[0], shard0[1]]), 0);
+    // Compacted: the lines that recorded writing the plan file are gone, the file's record
+    // stays.
+    let compacted = std::fs::read_to_string(&journal).unwrap();
+    let completed = compacted
+        .lines()
+        .filter(|line| line.contains(r#""event":"completed""#));
+    assert!(
+        !completed
+            .into_iter()
+            .any(|line| ours.iter().any(|run| line.contains(run.as_str()))),
+        "the journal was not compacted:\n{compacted}"
+    );
+    assert!(compacted.contains(&format!("{plan}.json")));
+    assert_eq!(to_head(&v2, &head, &["--resume", shard0[0], shard0[1]]), 0);
+    let report = json(&head.join(".planrun/report-0-of-2.json"));
+    assert_eq!(report["catch_up"]["removed"], 0, "{}", report["catch_up"]);
+    assert!(head.join(format!("{plan}.json")).is_file());
+    assert_runs_come_back(&v2, &head, tmp.path());
+}
+
 /// Migrates `store` to V2 directly, and through a HEAD store (`--to r6`, then back to V2), and
 /// downgrades the V2 store and migrates that back too; all three V2 trees must be the same bytes.
 fn assert_round_trips(store: &Path, tmp: &Path) {

@@ -6,7 +6,9 @@
 //! other line is kept byte for byte, in order: the header, sessions, `entries` definitions,
 //! copied documents, each run's last final line and a `started` line still in flight. The shared
 //! files a dropped line records having written (a HEAD store's plans and end users) are kept in
-//! one `copied` line at the end, so a later pass still knows those bytes as this shard's.
+//! a `copied` line at the end, so a later pass still knows those bytes as this shard's; those a
+//! V2 run wrote in a second one of class `already_current`, so a later pass still knows a V2
+//! run wrote them (such a plan file stays while another shard's V2 runs name it).
 
 use std::collections::BTreeSet;
 use std::fs::File;
@@ -16,6 +18,7 @@ use std::path::Path;
 use super::catch_up::is_shared;
 use super::journal::{line_of, tag_of, Event, Line, LineTag, MemoryRecord, Writer};
 use super::{io_err, FinalLines, MigrateError};
+use crate::Class;
 
 /// Compacts the shard's journal when at least half of its final lines are superseded, through
 /// `temp` (see [`Writer::replace`]); `finals` must have read every line of it. Whether it did.
@@ -35,7 +38,8 @@ pub(super) fn compact(
     );
     journal
         .replace(temp, |out| {
-            let mut shared = BTreeSet::new();
+            // The shared files dropped lines wrote: by other runs, and by V2 runs.
+            let mut shared = [BTreeSet::new(), BTreeSet::new()];
             let mut line = Vec::new();
             let mut index = 0u64;
             loop {
@@ -50,19 +54,27 @@ pub(super) fn compact(
                 if keeps(finals, &tag, index) {
                     out.write_all(&line)?;
                 } else if matches!(tag.event, Event::Completed | Event::Conflict) {
-                    let memory = line_of(&line).and_then(|line| line.memory);
-                    for record in memory.into_iter().flatten().filter(|r| is_shared(&r.path)) {
-                        shared.insert((record.path, record.bytes, record.hash));
+                    let Some(dropped) = line_of(&line) else {
+                        continue;
+                    };
+                    let by_v2 = dropped.class == Some(Class::AlreadyCurrent);
+                    let memory = dropped.memory.into_iter().flatten();
+                    for record in memory.filter(|r| is_shared(&r.path)) {
+                        shared[usize::from(by_v2)].insert((record.path, record.bytes, record.hash));
                     }
                 }
             }
-            if !shared.is_empty() {
-                let records = shared
+            for (records, by_v2) in shared.into_iter().zip([false, true]) {
+                if records.is_empty() {
+                    continue;
+                }
+                let records = records
                     .into_iter()
                     .map(|(path, bytes, hash)| MemoryRecord { path, bytes, hash })
                     .collect();
                 let kept = Line {
                     event: Event::Copied,
+                    class: by_v2.then_some(Class::AlreadyCurrent),
                     memory: Some(records),
                     ..Line::default()
                 };
@@ -94,8 +106,8 @@ mod tests {
     use crate::Names;
 
     /// Compaction drops a run's superseded final line and the `started` lines answered, keeps
-    /// every other line byte for byte and in order, and keeps the shared files the dropped line
-    /// wrote in a `copied` line at the end.
+    /// every other line byte for byte and in order, and keeps the shared files the dropped lines
+    /// wrote in `copied` lines at the end, those of V2 runs in one of their own.
     #[test]
     fn superseded_lines_go_and_what_they_wrote_stays() {
         let dir = tempfile::tempdir().unwrap();
@@ -118,6 +130,7 @@ mod tests {
         };
         let shared = record("plan-x.json", "0000000000000001");
         let own = record("a/memory.json", "0000000000000002");
+        let by_v2 = record("plan-y.json", "0000000000000003");
         let lines = [
             run(Event::Started, "a.json", vec![]),
             run(Event::Completed, "a.json", vec![shared.clone(), own]),
@@ -134,9 +147,15 @@ mod tests {
             run(Event::Completed, "a.json", vec![]),
             // In flight: no final line answers it.
             run(Event::Started, "b.json", vec![]),
+            // A V2 run's dropped line: its plan file stays known as one a V2 run wrote.
+            Line {
+                class: Some(Class::AlreadyCurrent),
+                ..run(Event::Completed, "c.json", vec![by_v2.clone()])
+            },
+            run(Event::Completed, "c.json", vec![]),
         ];
         journal.append(&lines, false).unwrap();
-        let runs: Names = ["a.json", "b.json"].into_iter().collect();
+        let runs: Names = ["a.json", "b.json", "c.json"].into_iter().collect();
         let mut finals = FinalLines::read(&path, &runs, u64::MAX).unwrap();
         let temp = dir.path().join(".tmp-journal.jsonl");
         assert!(compact(&mut journal, &mut finals, &temp).unwrap());
@@ -146,10 +165,25 @@ mod tests {
             memory: Some(vec![shared]),
             ..Line::default()
         };
-        let want: String = [&header, &lines[3], &lines[4], &lines[8], &lines[9], &copied]
-            .into_iter()
-            .map(kept)
-            .collect();
+        let copied_by_v2 = Line {
+            event: Event::Copied,
+            class: Some(Class::AlreadyCurrent),
+            memory: Some(vec![by_v2]),
+            ..Line::default()
+        };
+        let want: String = [
+            &header,
+            &lines[3],
+            &lines[4],
+            &lines[8],
+            &lines[9],
+            &lines[11],
+            &copied,
+            &copied_by_v2,
+        ]
+        .into_iter()
+        .map(kept)
+        .collect();
         assert_eq!(std::fs::read_to_string(&path).unwrap(), want);
         // One final line a run now: nothing more to compact.
         let mut finals = FinalLines::read(&path, &runs, u64::MAX).unwrap();

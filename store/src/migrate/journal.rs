@@ -176,7 +176,8 @@ pub struct Line {
     /// Run lines: the run's file name in SRC.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub run: Option<String>,
-    /// Completed/failed: the outcome class.
+    /// Completed/failed: the outcome class. Copied, as compaction writes it: `already_current`
+    /// for the shared files V2 runs wrote.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub class: Option<Class>,
     /// Completed/failed: the source versions (`R4`, `R1–R2`, `V2`), when known.
