@@ -74,9 +74,10 @@ fn save(path: &Path, edit: impl FnOnce(&mut Value)) {
 }
 
 /// One round of the changes a live store sees between passes, chosen by `seed`: runs saved
-/// again with another state, a run deleted, a run added (a copy of another under a new id),
-/// a plan, an end user and an agent-memory value saved again, and a plan file deleted (its runs
-/// now have none).
+/// again with another state, a run deleted, a run saved again in a form no SDK loads, a run
+/// saved again without its agent-memory values, a run added (a copy of another under a new
+/// id), a plan, an end user and an agent-memory value saved again, a plan file deleted (its runs
+/// now have none) and an agent-memory file deleted (its run is blocked).
 fn change(src: &Path, seed: u64) {
     let mut pick = {
         let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
@@ -99,6 +100,18 @@ fn change(src: &Path, seed: u64) {
     }
     let gone = &runs[pick(runs.len())];
     let _ = std::fs::remove_file(gone);
+    // A run saved again in a form no SDK loads: rejected, so DST keeps nothing of it.
+    let broken = &runs[pick(runs.len())];
+    if broken.exists() {
+        save(broken, |t| t["state"] = Value::from(42));
+    }
+    // A run saved again without its agent-memory values: their copies in DST go.
+    let by_memory = |run: &PathBuf| {
+        std::fs::read_to_string(run).is_ok_and(|text| text.contains("\"output_name\""))
+    };
+    if let Some(run) = runs.iter().filter(|run| by_memory(run)).nth(pick(4)) {
+        save(run, forget_agent_memory);
+    }
     let model = &runs[pick(runs.len())];
     if model.exists() {
         let text = std::fs::read_to_string(model).unwrap();
@@ -110,12 +123,7 @@ fn change(src: &Path, seed: u64) {
         let text = text.replace(id, &new_id);
         // A copy keeps no agent memory of its own: drop the references it would dangle.
         let mut tree: Value = serde_json::from_str(&text).unwrap();
-        if let Some(outputs) = tree["outputs"]["step_outputs"].as_object_mut() {
-            outputs.retain(|_, v| v.get("output_name").is_none());
-        }
-        if tree["outputs"]["final_output"].get("output_name").is_some() {
-            tree["outputs"]["final_output"] = Value::Null;
-        }
+        forget_agent_memory(&mut tree);
         std::fs::write(
             src.join(format!("{new_id}.json")),
             planrun_wire::json::to_sdk_json(&tree),
@@ -155,6 +163,18 @@ fn change(src: &Path, seed: u64) {
         save(&memory[pick(memory.len())], |t| {
             t["value"] = Value::String(format!("rewritten {seed}"));
         });
+        // Its run is blocked now: DST keeps nothing of it.
+        let _ = std::fs::remove_file(&memory[pick(memory.len())]);
+    }
+}
+
+/// Drops a run's outputs that are agent-memory values (`output_name`).
+fn forget_agent_memory(run: &mut Value) {
+    if let Some(outputs) = run["outputs"]["step_outputs"].as_object_mut() {
+        outputs.retain(|_, v| v.get("output_name").is_none());
+    }
+    if run["outputs"]["final_output"].get("output_name").is_some() {
+        run["outputs"]["final_output"] = Value::Null;
     }
 }
 
@@ -793,7 +813,24 @@ fn a_catch_up_killed_midway_resumes_to_a_fresh_migration() {
         let _ = child.wait();
     }
     let last = migrate(&src, &dst, &["--to", "r6", "--resume"]);
-    assert_eq!(code(&last), 0, "{}", show(&last));
+    // Exit 1 only for the runs the changes broke (rejected, blocked): no conflict, nothing in
+    // flux.
+    let report = json(&dst.join(".planrun/report.json"));
+    assert_eq!(report["catch_up"]["conflicts"], 0, "{}", show(&last));
+    let outcomes = outcomes(&report);
+    assert_eq!(
+        outcomes.get("in_flux").copied().unwrap_or(0),
+        0,
+        "{}",
+        show(&last)
+    );
+    let failed = ["rejected", "blocked"].map(|o| outcomes.get(o).copied().unwrap_or(0));
+    assert_eq!(
+        code(&last),
+        i32::from(failed.iter().sum::<u64>() > 0),
+        "{}",
+        show(&last)
+    );
     assert!(temp_files(&dst).is_empty(), "{:?}", temp_files(&dst));
     let want = fresh(&src, tmp.path(), "r6");
     let got = tree(&dst, &[".planrun"]);

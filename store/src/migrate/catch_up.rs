@@ -90,6 +90,10 @@ pub(super) struct CatchUp<'a> {
     /// kept as conflicts). Such a file stays though SRC has none: a V2 run's plan is written
     /// from the run, where the store never saved it.
     wanted: HashSet<String, super::Fast>,
+    /// By place: the own outputs (see [`own_outputs`]) of each run converted again, as its
+    /// last line records them. Those the new conversion does not write are removed, as a fresh
+    /// migration would not write them.
+    pub(super) earlier: HashMap<usize, Vec<String>>,
     /// How far the journal was read, for the verify pass to go on from there.
     pub(super) read: ReadSoFar<'a>,
 }
@@ -230,6 +234,7 @@ fn judge_journal<'a>(
         kept: HashSet::new(),
         copies: HashMap::new(),
         wanted: HashSet::default(),
+        earlier: HashMap::new(),
         read: ReadSoFar {
             offset: 0,
             index: 0,
@@ -487,17 +492,22 @@ fn settle_listed(
                 }
             }
         }
-        Verdict::Changed => {
-            counts.changed += 1;
-            counts.note("changed", run);
+        Verdict::Changed | Verdict::Retried => {
+            let kind = if matches!(verdict, Verdict::Changed) {
+                counts.changed += 1;
+                "changed"
+            } else {
+                counts.retried += 1;
+                "retried"
+            };
+            counts.note(kind, run);
+            if matches!(line.event, Event::Completed | Event::Conflict) {
+                found.earlier.insert(at, own_outputs(&line));
+            }
         }
         Verdict::New => {
             counts.new += 1;
             counts.note("new", run);
-        }
-        Verdict::Retried => {
-            counts.retried += 1;
-            counts.note("retried", run);
         }
         Verdict::Conflict(file, inputs_changed) => {
             counts.conflicts += 1;
@@ -983,8 +993,14 @@ fn conflict(completed: Line, file: &str, inputs_changed: bool) -> Line {
 /// Removes the outputs that belong to the run of `line` alone: its document, its agent-memory
 /// copies (`<id>/…`) and its residue; never a HEAD store's shared plan or end-user file.
 fn remove_own_outputs(ctx: &Ctx, line: &Line) -> Result<(), MigrateError> {
+    remove_outputs(ctx, &own_outputs(line))
+}
+
+/// The run's own outputs a `completed` line records, by path relative to DST: its document
+/// (first), its agent-memory copies and its residue; none without an id.
+pub(super) fn own_outputs(line: &Line) -> Vec<String> {
     let Some(id) = line.id.as_deref() else {
-        return Ok(());
+        return Vec::new();
     };
     let own = |path: &str| {
         path.strip_prefix(id)
@@ -999,18 +1015,29 @@ fn remove_own_outputs(ctx: &Ctx, line: &Line) -> Result<(), MigrateError> {
             .map(|m| m.path.clone())
             .filter(|p| own(p)),
     );
+    paths
+}
+
+/// Removes the outputs `paths` (relative to DST; gone already is fine), then each directory
+/// they were in that is left empty (another run's agent memory may be filed there too).
+pub(super) fn remove_outputs(ctx: &Ctx, paths: &[String]) -> Result<(), MigrateError> {
+    let mut dirs = std::collections::BTreeSet::new();
     for path in paths {
-        let full = ctx.dst.join(&path);
+        let full = ctx.dst.join(path);
         match std::fs::remove_file(&full) {
             Ok(()) => {}
             Err(err) if err.kind() == io::ErrorKind::NotFound => {}
             Err(err) => return Err(io_err("cannot remove", &full)(err)),
         }
+        if let Some((dir, _)) = path
+            .split_once('/')
+            .filter(|(dir, _)| *dir != super::CONTROL_DIR)
+        {
+            dirs.insert(dir);
+        }
     }
-    let dir = ctx.dst.join(id);
-    if dir.is_dir() {
-        // Only when empty: another run's agent memory may be filed under this id too.
-        let _ = std::fs::remove_dir(&dir);
+    for dir in dirs {
+        let _ = std::fs::remove_dir(ctx.dst.join(dir));
     }
     Ok(())
 }

@@ -277,6 +277,27 @@ pub(super) fn work(ctx: &Ctx, index: usize) -> Result<Line, MigrateError> {
         }
         Err(failure) => Err(failure),
     };
+    let outcome = match outcome {
+        Ok((out, memory)) => {
+            remove_earlier(ctx, index, Some((&out.id, &memory)))?;
+            Ok((out, memory))
+        }
+        Err(mut failure) => {
+            // A run that loses its V2 id to another file keeps no output of that id.
+            if failure.kind != FailureKind::Conflict {
+                let removed = remove_earlier(ctx, index, None)?;
+                if !removed.is_empty() {
+                    failure.message = format!(
+                        "{}; its outputs made from an earlier version of the run were removed \
+                         from DST: {}",
+                        failure.message,
+                        removed.join(", ")
+                    );
+                }
+            }
+            Err(failure)
+        }
+    };
     match outcome {
         Ok((out, memory)) => {
             line.event = Event::Completed;
@@ -309,6 +330,33 @@ pub(super) fn work(ctx: &Ctx, index: usize) -> Result<Line, MigrateError> {
     }
     line.micros = Some(u64::try_from(clock.elapsed().as_micros()).unwrap_or(u64::MAX));
     Ok(line)
+}
+
+/// Removes the outputs a run converted again (on a resume) had from its earlier conversion and
+/// this one did not write: `written` is the new document's id and the other files it wrote,
+/// `None` for a run that failed. Returns the paths removed. A fresh migration would not write
+/// them: without this, a run saved again without an agent-memory value, or now rejected, kept
+/// its earlier files in DST.
+fn remove_earlier(
+    ctx: &Ctx,
+    index: usize,
+    written: Option<(&str, &[MemoryRecord])>,
+) -> Result<Vec<String>, MigrateError> {
+    let Some(earlier) = ctx.earlier.get(&index).filter(|_| !ctx.dry_run) else {
+        return Ok(Vec::new());
+    };
+    let stale: Vec<String> = match written {
+        Some((id, memory)) => {
+            let document = planrun_wire::join!(id, ".json");
+            let rewritten = |path: &String| {
+                *path == document || memory.iter().any(|record| record.path == *path)
+            };
+            earlier.iter().filter(|p| !rewritten(p)).cloned().collect()
+        }
+        None => earlier.clone(),
+    };
+    catch_up::remove_outputs(ctx, &stale)?;
+    Ok(stale)
 }
 
 /// The stamps of a run's own outputs just written (its document, then its agent memory and
