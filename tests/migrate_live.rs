@@ -76,8 +76,8 @@ fn save(path: &Path, edit: impl FnOnce(&mut Value)) {
 /// One round of the changes a live store sees between passes, chosen by `seed`: runs saved
 /// again with another state, a run deleted, a run saved again in a form no SDK loads, a run
 /// saved again without its agent-memory values, a run added (a copy of another under a new
-/// id), a plan, an end user and an agent-memory value saved again, a plan file deleted (its runs
-/// now have none) and an agent-memory file deleted (its run is blocked).
+/// id), a plan, an end user and an agent-memory value saved again, a plan file and an end-user file
+/// deleted (their runs now have none) and an agent-memory file deleted (its run is blocked).
 fn change(src: &Path, seed: u64) {
     let mut pick = {
         let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
@@ -152,6 +152,7 @@ fn change(src: &Path, seed: u64) {
         save(&users[pick(users.len())], |t| {
             t["name"] = Value::String(format!("Renamed {seed}"));
         });
+        let _ = std::fs::remove_file(&users[pick(users.len())]);
     }
     let memory: Vec<PathBuf> = std::fs::read_dir(src)
         .unwrap()
