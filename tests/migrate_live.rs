@@ -837,3 +837,37 @@ fn a_catch_up_killed_midway_resumes_to_a_fresh_migration() {
     let got = tree(&dst, &[".planrun"]);
     assert!(got == want, "{}", first_difference(&want, &got));
 }
+
+/// A run a resume finds blocked (its agent-memory file deleted from SRC) keeps nothing of its
+/// earlier conversion in DST, which the SDK would load as the run's state after the cut-over;
+/// its report entry names what was removed. Once the file is back, the next resume converts the
+/// run again. DST is a fresh migration's after each pass.
+#[test]
+fn a_run_now_blocked_keeps_no_output_of_its_earlier_conversion() {
+    let tmp = tempfile::tempdir().unwrap();
+    let src = tmp.path().join("src");
+    copy_dir(&example_store(), &src);
+    let dst = tmp.path().join("dst");
+    migrate(&src, &dst, &[]);
+    let run = "prun-5d9a1f4c-6e7b-4c8d-8f9a-1b2c3d4e5f60";
+    let memory = src.join(run).join("$report.json");
+    let bytes = std::fs::read(&memory).unwrap();
+    std::fs::remove_file(&memory).unwrap();
+    let output = migrate(&src, &dst, &["--resume"]);
+    assert_eq!(code(&output), 1, "{}", show(&output));
+    let report = json(&dst.join(".planrun/report.json"));
+    let failure = &report["failures"][0];
+    assert_eq!(failure["class"], "blocked", "{failure}");
+    let removed = format!("removed from DST: {run}.json, {run}/$report.json");
+    assert!(
+        failure["message"].as_str().unwrap().ends_with(&removed),
+        "{failure}"
+    );
+    assert!(!dst.join(run).exists());
+    assert_eq!(tree(&dst, &[".planrun"]), fresh(&src, tmp.path(), "v2"));
+    std::fs::write(&memory, bytes).unwrap();
+    let output = migrate(&src, &dst, &["--resume"]);
+    assert_eq!(code(&output), 0, "{}", show(&output));
+    assert!(dst.join(run).join("$report.json").is_file());
+    assert_eq!(tree(&dst, &[".planrun"]), fresh(&src, tmp.path(), "v2"));
+}

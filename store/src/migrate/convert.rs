@@ -277,27 +277,7 @@ pub(super) fn work(ctx: &Ctx, index: usize) -> Result<Line, MigrateError> {
         }
         Err(failure) => Err(failure),
     };
-    let outcome = match outcome {
-        Ok((out, memory)) => {
-            remove_earlier(ctx, index, Some((&out.id, &memory)))?;
-            Ok((out, memory))
-        }
-        Err(mut failure) => {
-            // A run that loses its V2 id to another file keeps no output of that id.
-            if failure.kind != FailureKind::Conflict {
-                let removed = remove_earlier(ctx, index, None)?;
-                if !removed.is_empty() {
-                    failure.message = format!(
-                        "{}; its outputs made from an earlier version of the run were removed \
-                         from DST: {}",
-                        failure.message,
-                        removed.join(", ")
-                    );
-                }
-            }
-            Err(failure)
-        }
-    };
+    let outcome = without_earlier_outputs(ctx, index, outcome)?;
     match outcome {
         Ok((out, memory)) => {
             line.event = Event::Completed;
@@ -332,11 +312,46 @@ pub(super) fn work(ctx: &Ctx, index: usize) -> Result<Line, MigrateError> {
     Ok(line)
 }
 
+/// `outcome`, once the outputs of the run's earlier conversion (on a resume) that it did not
+/// write again are removed: a fresh migration would not write them. Without this, a run saved
+/// again without an agent-memory value kept that value's copy, and a run now rejected or
+/// blocked its whole earlier output, which the SDK would load after the cut-over. A failure's
+/// message names what was removed. A run in flux keeps its earlier output until a pass reads
+/// it whole, and a run that lost its V2 id to another file has no output of that id to remove.
+fn without_earlier_outputs(
+    ctx: &Ctx,
+    index: usize,
+    outcome: Result<(crate::RunOutput, Vec<MemoryRecord>), Failure>,
+) -> Result<Result<(crate::RunOutput, Vec<MemoryRecord>), Failure>, MigrateError> {
+    Ok(match outcome {
+        Ok((out, memory)) => {
+            remove_earlier(ctx, index, Some((&out.id, &memory)))?;
+            Ok((out, memory))
+        }
+        Err(mut failure) => {
+            let kept =
+                failure.class == crate::Class::InFlux || failure.kind == FailureKind::Conflict;
+            let removed = if kept {
+                Vec::new()
+            } else {
+                remove_earlier(ctx, index, None)?
+            };
+            if !removed.is_empty() {
+                failure.message = format!(
+                    "{}; its outputs made from an earlier version of the run were removed from \
+                     DST: {}",
+                    failure.message,
+                    removed.join(", ")
+                );
+            }
+            Err(failure)
+        }
+    })
+}
+
 /// Removes the outputs a run converted again (on a resume) had from its earlier conversion and
 /// this one did not write: `written` is the new document's id and the other files it wrote,
-/// `None` for a run that failed. Returns the paths removed. A fresh migration would not write
-/// them: without this, a run saved again without an agent-memory value, or now rejected, kept
-/// its earlier files in DST.
+/// `None` for a run that failed. Returns the paths removed.
 fn remove_earlier(
     ctx: &Ctx,
     index: usize,
