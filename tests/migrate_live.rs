@@ -871,3 +871,77 @@ fn a_run_now_blocked_keeps_no_output_of_its_earlier_conversion() {
     assert!(dst.join(run).join("$report.json").is_file());
     assert_eq!(tree(&dst, &[".planrun"]), fresh(&src, tmp.path(), "v2"));
 }
+
+/// An agent-memory copy is filed under the run its value names, which can be another run's
+/// (here: copies of a run that keep its `$report` value). When that run is saved again without
+/// the value, a resume keeps the copy the other runs still record: whole, and in two shards,
+/// where only the other shard's runs record it. DST is a fresh migration's after each pass.
+#[test]
+fn an_agent_memory_copy_another_run_records_outlives_its_runs_change() {
+    let run = "prun-5d9a1f4c-6e7b-4c8d-8f9a-1b2c3d4e5f60";
+    for shards in [false, true] {
+        let tmp = tempfile::tempdir().unwrap();
+        let src = tmp.path().join("src");
+        copy_dir(&example_store(), &src);
+        let text = std::fs::read_to_string(src.join(format!("{run}.json"))).unwrap();
+        let copies: Vec<String> = (0..4)
+            .map(|i| format!("prun-5d9a1f4c-6e7b-4c8d-8f9a-1b2c3d4e5f9{i}"))
+            .collect();
+        for copy in &copies {
+            // The run's id changes, its `$report` value still names the run.
+            let text = text.replacen(
+                &format!("\"id\": \"{run}\""),
+                &format!("\"id\": \"{copy}\""),
+                1,
+            );
+            assert!(text.contains(copy.as_str()));
+            std::fs::write(src.join(format!("{copy}.json")), text).unwrap();
+        }
+        let dst = tmp.path().join("dst");
+        // The order the shards run in; the run's own shard goes last once it is known, so
+        // that no pass of the other shard repairs what it removed.
+        let order = std::cell::Cell::new(["0/2", "1/2"]);
+        let pass = |extra: &[&str]| {
+            if shards {
+                for shard in order.get() {
+                    migrate(&src, &dst, &[extra, &["--shard", shard]].concat());
+                }
+            } else {
+                migrate(&src, &dst, extra);
+            }
+            let (got, want) = (tree(&dst, &[".planrun"]), fresh(&src, tmp.path(), "v2"));
+            assert!(
+                got == want,
+                "shards {shards}: {}",
+                first_difference(&want, &got)
+            );
+        };
+        pass(&[]);
+        if shards {
+            // Only the other shard's copies are kept: the run's shard learns of them from that
+            // shard's journal.
+            let journal = std::fs::read_to_string(dst.join(".planrun/journal-0-of-2.jsonl"));
+            let journal = journal.unwrap();
+            let shard_of = |name: &str| journal.contains(&format!("\"run\":\"{name}.json\""));
+            let (same, other): (Vec<&String>, Vec<&String>) = copies
+                .iter()
+                .partition(|copy| shard_of(copy) == shard_of(run));
+            assert!(
+                !same.is_empty() && !other.is_empty(),
+                "the copies are all in one shard"
+            );
+            for copy in same {
+                std::fs::remove_file(src.join(format!("{copy}.json"))).unwrap();
+            }
+            if shard_of(run) {
+                order.set(["1/2", "0/2"]);
+            }
+            pass(&["--resume"]);
+        }
+        let copy = dst.join(run).join("$report.json");
+        assert!(copy.is_file());
+        save(&src.join(format!("{run}.json")), forget_agent_memory);
+        pass(&["--resume"]);
+        assert!(copy.is_file(), "a copy other runs record was removed");
+    }
+}

@@ -90,10 +90,11 @@ pub(super) struct CatchUp<'a> {
     /// kept as conflicts). Such a file stays though SRC has none: a V2 run's plan is written
     /// from the run, where the store never saved it.
     wanted: HashSet<String, super::Fast>,
-    /// By place: the own outputs (see [`own_outputs`]) of each run converted again, as its
-    /// last line records them. Those the new conversion does not write are removed, as a fresh
-    /// migration would not write them.
+    /// By place: the own outputs of each run converted again, as its last `completed` line
+    /// records them (see [`super::earlier`]).
     pub(super) earlier: HashMap<usize, Vec<String>>,
+    /// The agent-memory copies under another run's id that runs that stay record.
+    pub(super) foreign_memory: HashSet<String>,
     /// How far the journal was read, for the verify pass to go on from there.
     pub(super) read: ReadSoFar<'a>,
 }
@@ -235,6 +236,7 @@ fn judge_journal<'a>(
         copies: HashMap::new(),
         wanted: HashSet::default(),
         earlier: HashMap::new(),
+        foreign_memory: HashSet::new(),
         read: ReadSoFar {
             offset: 0,
             index: 0,
@@ -466,6 +468,13 @@ fn settle_listed(
     report: Option<&mut Builder>,
 ) {
     let run = line.run.as_deref().unwrap_or_default();
+    let stays = matches!(
+        verdict,
+        Verdict::UpToDate | Verdict::Restamped(_) | Verdict::Conflict(..)
+    );
+    if stays {
+        super::earlier::note_foreign(&line, &mut found.foreign_memory);
+    }
     let counts = &mut found.counts;
     match verdict {
         Verdict::Restamped(stamps) if line.event == Event::Completed => {
@@ -501,8 +510,9 @@ fn settle_listed(
                 "retried"
             };
             counts.note(kind, run);
-            if matches!(line.event, Event::Completed | Event::Conflict) {
-                found.earlier.insert(at, own_outputs(&line));
+            // A `conflict` line's outputs are someone else's: never removed.
+            if line.event == Event::Completed {
+                found.earlier.insert(at, super::earlier::own_outputs(&line));
             }
         }
         Verdict::New => {
@@ -993,51 +1003,21 @@ fn conflict(completed: Line, file: &str, inputs_changed: bool) -> Line {
 /// Removes the outputs that belong to the run of `line` alone: its document, its agent-memory
 /// copies (`<id>/…`) and its residue; never a HEAD store's shared plan or end-user file.
 fn remove_own_outputs(ctx: &Ctx, line: &Line) -> Result<(), MigrateError> {
-    remove_outputs(ctx, &own_outputs(line))
-}
-
-/// The run's own outputs a `completed` line records, by path relative to DST: its document
-/// (first), its agent-memory copies and its residue; none without an id.
-pub(super) fn own_outputs(line: &Line) -> Vec<String> {
     let Some(id) = line.id.as_deref() else {
-        return Vec::new();
+        return Ok(());
     };
-    let own = |path: &str| {
-        path.strip_prefix(id)
-            .is_some_and(|rest| rest.starts_with('/'))
-            || path == planrun_converter::residue::residue_path(id)
-    };
-    let mut paths = vec![planrun_wire::join!(id, ".json")];
-    paths.extend(
-        line.memory
-            .iter()
-            .flatten()
-            .map(|m| m.path.clone())
-            .filter(|p| own(p)),
-    );
-    paths
-}
-
-/// Removes the outputs `paths` (relative to DST; gone already is fine), then each directory
-/// they were in that is left empty (another run's agent memory may be filed there too).
-pub(super) fn remove_outputs(ctx: &Ctx, paths: &[String]) -> Result<(), MigrateError> {
-    let mut dirs = std::collections::BTreeSet::new();
-    for path in paths {
-        let full = ctx.dst.join(path);
+    for path in super::earlier::own_outputs(line) {
+        let full = ctx.dst.join(&path);
         match std::fs::remove_file(&full) {
             Ok(()) => {}
             Err(err) if err.kind() == io::ErrorKind::NotFound => {}
             Err(err) => return Err(io_err("cannot remove", &full)(err)),
         }
-        if let Some((dir, _)) = path
-            .split_once('/')
-            .filter(|(dir, _)| *dir != super::CONTROL_DIR)
-        {
-            dirs.insert(dir);
-        }
     }
-    for dir in dirs {
-        let _ = std::fs::remove_dir(ctx.dst.join(dir));
+    let dir = ctx.dst.join(id);
+    if dir.is_dir() {
+        // Only when empty: another run's agent memory may be filed under this id too.
+        let _ = std::fs::remove_dir(&dir);
     }
     Ok(())
 }

@@ -277,7 +277,7 @@ pub(super) fn work(ctx: &Ctx, index: usize) -> Result<Line, MigrateError> {
         }
         Err(failure) => Err(failure),
     };
-    let outcome = without_earlier_outputs(ctx, index, outcome)?;
+    let outcome = super::earlier::without_earlier_outputs(ctx, index, outcome)?;
     match outcome {
         Ok((out, memory)) => {
             line.event = Event::Completed;
@@ -310,68 +310,6 @@ pub(super) fn work(ctx: &Ctx, index: usize) -> Result<Line, MigrateError> {
     }
     line.micros = Some(u64::try_from(clock.elapsed().as_micros()).unwrap_or(u64::MAX));
     Ok(line)
-}
-
-/// `outcome`, once the outputs of the run's earlier conversion (on a resume) that it did not
-/// write again are removed: a fresh migration would not write them. Without this, a run saved
-/// again without an agent-memory value kept that value's copy, and a run now rejected or
-/// blocked its whole earlier output, which the SDK would load after the cut-over. A failure's
-/// message names what was removed. A run in flux keeps its earlier output until a pass reads
-/// it whole, and a run that lost its V2 id to another file has no output of that id to remove.
-fn without_earlier_outputs(
-    ctx: &Ctx,
-    index: usize,
-    outcome: Result<(crate::RunOutput, Vec<MemoryRecord>), Failure>,
-) -> Result<Result<(crate::RunOutput, Vec<MemoryRecord>), Failure>, MigrateError> {
-    Ok(match outcome {
-        Ok((out, memory)) => {
-            remove_earlier(ctx, index, Some((&out.id, &memory)))?;
-            Ok((out, memory))
-        }
-        Err(mut failure) => {
-            let kept =
-                failure.class == crate::Class::InFlux || failure.kind == FailureKind::Conflict;
-            let removed = if kept {
-                Vec::new()
-            } else {
-                remove_earlier(ctx, index, None)?
-            };
-            if !removed.is_empty() {
-                failure.message = format!(
-                    "{}; its outputs made from an earlier version of the run were removed from \
-                     DST: {}",
-                    failure.message,
-                    removed.join(", ")
-                );
-            }
-            Err(failure)
-        }
-    })
-}
-
-/// Removes the outputs a run converted again (on a resume) had from its earlier conversion and
-/// this one did not write: `written` is the new document's id and the other files it wrote,
-/// `None` for a run that failed. Returns the paths removed.
-fn remove_earlier(
-    ctx: &Ctx,
-    index: usize,
-    written: Option<(&str, &[MemoryRecord])>,
-) -> Result<Vec<String>, MigrateError> {
-    let Some(earlier) = ctx.earlier.get(&index).filter(|_| !ctx.dry_run) else {
-        return Ok(Vec::new());
-    };
-    let stale: Vec<String> = match written {
-        Some((id, memory)) => {
-            let document = planrun_wire::join!(id, ".json");
-            let rewritten = |path: &String| {
-                *path == document || memory.iter().any(|record| record.path == *path)
-            };
-            earlier.iter().filter(|p| !rewritten(p)).cloned().collect()
-        }
-        None => earlier.clone(),
-    };
-    catch_up::remove_outputs(ctx, &stale)?;
-    Ok(stale)
 }
 
 /// The stamps of a run's own outputs just written (its document, then its agent memory and
@@ -410,6 +348,7 @@ pub(super) fn write_outputs(
     for file in memory {
         let content = &file.content;
         let relative = file.relative.to_string_lossy().into_owned();
+        ctx.earlier.note_written(&relative);
         if !ctx.dry_run {
             ctx.sink
                 .write(&file.relative, content)

@@ -49,6 +49,7 @@ mod catch_up;
 mod compact;
 mod convert;
 mod dst;
+mod earlier;
 mod feed;
 mod finals;
 pub mod head;
@@ -144,9 +145,8 @@ struct Ctx<'a> {
     mine: &'a [usize],
     /// With `--to r6`: shared files someone else changed in DST, which this pass keeps.
     kept: std::collections::HashSet<String>,
-    /// On a resume, by place: the own outputs of each run converted again, as its last line
-    /// records them (see `CatchUp::earlier`).
-    earlier: std::collections::HashMap<usize, Vec<String>>,
+    /// On a resume: the earlier outputs of the runs converted again.
+    earlier: earlier::Earlier,
     /// With `--to r6`: the last copy of each of SRC's plans and end users (on a resume).
     copies: std::collections::HashMap<String, head::LastCopy>,
     /// With `--to r6`: the shared files this pass wrote, each written once.
@@ -193,7 +193,7 @@ pub fn migrate(opts: &Options, progress: &dyn Progress) -> Result<Summary, Migra
         runs: &listing.runs,
         mine: &mine,
         kept: std::collections::HashSet::new(),
-        earlier: std::collections::HashMap::new(),
+        earlier: earlier::Earlier::default(),
         copies: std::collections::HashMap::new(),
         shared_writes: head::SharedWrites::default(),
         plan_claims: head::PlanClaims::in_dst(&dst),
@@ -524,7 +524,9 @@ fn start_pass<'a>(
             .map_err(io_err("cannot write", &journal_path))?;
         builder.catch_up(found.counts);
         ctx.kept = found.kept;
-        ctx.earlier = found.earlier;
+        let sharded = ctx.mine.len() < ctx.runs.len();
+        let shard_journal = sharded.then_some(journal_path.as_path());
+        ctx.earlier = earlier::Earlier::new(found.earlier, found.foreign_memory, shard_journal);
         ctx.copies = found.copies;
         start.read = Some(found.read);
         start.done = Some(found.done);
