@@ -252,6 +252,9 @@ fn catch_up_rounds(src: &Path, root: &Path, to: &str, shards: bool, seed: u64) {
             }
         }
         pass(true);
+        if round == 1 {
+            assert_compacted(&dst);
+        }
         let want = fresh(src, root, to);
         let got = tree(&dst, &[".planrun"]);
         assert!(
@@ -943,5 +946,33 @@ fn an_agent_memory_copy_another_run_records_outlives_its_runs_change() {
         save(&src.join(format!("{run}.json")), forget_agent_memory);
         pass(&["--resume"]);
         assert!(copy.is_file(), "a copy other runs record was removed");
+    }
+}
+
+/// Checks that every journal of `dst` holds one final line a run at most: a pass that
+/// converted every run again compacted them.
+fn assert_compacted(dst: &Path) {
+    let last = ["completed", "failed", "removed", "conflict"];
+    let journals: Vec<PathBuf> = std::fs::read_dir(dst.join(".planrun"))
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|e| e == "jsonl"))
+        .collect();
+    assert!(!journals.is_empty());
+    for journal in journals {
+        let mut finals = std::collections::BTreeMap::new();
+        for line in std::fs::read_to_string(&journal).unwrap().lines() {
+            let line: Value = serde_json::from_str(line).unwrap();
+            let event = line["event"].as_str().unwrap_or_default();
+            if let (Some(run), true) = (line["run"].as_str(), last.contains(&event)) {
+                *finals.entry(run.to_owned()).or_insert(0) += 1;
+            }
+        }
+        let twice: Vec<_> = finals.iter().filter(|(_, n)| **n > 1).collect();
+        assert!(
+            twice.is_empty(),
+            "{}: not compacted: {twice:?}",
+            journal.display()
+        );
     }
 }
