@@ -877,8 +877,9 @@ fn a_run_now_blocked_keeps_no_output_of_its_earlier_conversion() {
 
 /// An agent-memory copy is filed under the run its value names, which can be another run's
 /// (here: copies of a run that keep its `$report` value). When that run is saved again without
-/// the value, a resume keeps the copy the other runs still record: whole, and in two shards,
-/// where only the other shard's runs record it. DST is a fresh migration's after each pass.
+/// the value, or leaves SRC, a resume keeps the copy the other runs still record: whole, and in
+/// two shards, where only the other shard's runs record it. DST is a fresh migration's after
+/// each pass.
 #[test]
 fn an_agent_memory_copy_another_run_records_outlives_its_runs_change() {
     let run = "prun-5d9a1f4c-6e7b-4c8d-8f9a-1b2c3d4e5f60";
@@ -946,6 +947,12 @@ fn an_agent_memory_copy_another_run_records_outlives_its_runs_change() {
         save(&src.join(format!("{run}.json")), forget_agent_memory);
         pass(&["--resume"]);
         assert!(copy.is_file(), "a copy other runs record was removed");
+        // The run names its value again, then leaves SRC: the copy stays for the others.
+        std::fs::write(src.join(format!("{run}.json")), &text).unwrap();
+        pass(&["--resume"]);
+        std::fs::remove_file(src.join(format!("{run}.json"))).unwrap();
+        pass(&["--resume"]);
+        assert!(copy.is_file(), "a copy other runs record left with its run");
     }
 }
 

@@ -92,9 +92,12 @@ pub(super) struct CatchUp<'a> {
     wanted: HashSet<String, super::Fast>,
     /// By place: the own outputs of each run converted again, as its last `completed` line
     /// records them (see [`super::earlier`]).
-    pub(super) earlier: HashMap<usize, Vec<String>>,
+    pub(super) earlier: HashMap<usize, Vec<super::earlier::Output>>,
     /// The agent-memory copies under another run's id that runs that stay record.
     pub(super) foreign_memory: HashSet<String>,
+    /// The agent-memory copies of runs gone from SRC, removed once every line is read (unless
+    /// a run that stays records them).
+    gone_memory: Vec<String>,
     /// How far the journal was read, for the verify pass to go on from there.
     pub(super) read: ReadSoFar<'a>,
 }
@@ -237,6 +240,7 @@ fn judge_journal<'a>(
         wanted: HashSet::default(),
         earlier: HashMap::new(),
         foreign_memory: HashSet::new(),
+        gone_memory: Vec::new(),
         read: ReadSoFar {
             offset: 0,
             index: 0,
@@ -310,6 +314,9 @@ fn judge_journal<'a>(
     );
     read?;
     removal?;
+    if apply {
+        remove_gone_memory(ctx, journal, &found)?;
+    }
     for (at, seen) in seen.iter().enumerate() {
         if !seen && ctx.mine.binary_search(&at).is_ok() {
             found.counts.new += 1;
@@ -390,7 +397,10 @@ fn settle(
     match (item, judged) {
         (
             Item::Listed {
-                at, index, line, ..
+                at,
+                index,
+                line,
+                trust,
             },
             Judged::Listed(verdict),
         ) => {
@@ -398,6 +408,9 @@ fn settle(
                 verdict,
                 Verdict::UpToDate | Verdict::Restamped(_) | Verdict::Conflict(..)
             );
+            if stays {
+                super::earlier::note_foreign(&line, &mut found.foreign_memory);
+            }
             if ctx.target == super::Target::Head && stays {
                 // Runs share these files: most are in the set already.
                 for record in line.memory.iter().flatten() {
@@ -406,7 +419,7 @@ fn settle(
                     }
                 }
             }
-            settle_listed(found, at, index, line, verdict, report);
+            settle_listed(found, (at, index, trust.in_flight), line, verdict, report);
         }
         (Item::Gone(line), Judged::Gone(Some(gone))) => {
             return settle_gone(ctx, found, *line, gone, apply)
@@ -457,24 +470,18 @@ fn remember(
     }
 }
 
-/// Counts a listed run's verdict; a run found up to date keeps its line, which goes to the
-/// report, and a conflict gets a `conflict` line.
+/// Counts the verdict on the run at place `at`, judged by the journal's line `index` (and
+/// whether a pass stopped while converting it again); a run found up to date keeps its line,
+/// which goes to the report, a conflict gets a `conflict` line, and a run converted again
+/// hands its earlier outputs on.
 fn settle_listed(
     found: &mut CatchUp<'_>,
-    at: usize,
-    index: u64,
+    (at, index, in_flight): (usize, u64, bool),
     line: Box<Line>,
     verdict: Verdict,
     report: Option<&mut Builder>,
 ) {
     let run = line.run.as_deref().unwrap_or_default();
-    let stays = matches!(
-        verdict,
-        Verdict::UpToDate | Verdict::Restamped(_) | Verdict::Conflict(..)
-    );
-    if stays {
-        super::earlier::note_foreign(&line, &mut found.foreign_memory);
-    }
     let counts = &mut found.counts;
     match verdict {
         Verdict::Restamped(stamps) if line.event == Event::Completed => {
@@ -512,7 +519,10 @@ fn settle_listed(
             counts.note(kind, run);
             // A `conflict` line's outputs are someone else's: never removed.
             if line.event == Event::Completed {
-                found.earlier.insert(at, super::earlier::own_outputs(&line));
+                // A run in flight when a pass stopped may have written its outputs since its
+                // line: their stamps prove nothing.
+                let outputs = super::earlier::own_outputs_stamped(&line, !in_flight);
+                found.earlier.insert(at, outputs);
             }
         }
         Verdict::New => {
@@ -549,7 +559,8 @@ fn settle_gone(
         }
         Gone::Removed(written) => {
             if apply && written {
-                remove_own_outputs(ctx, &line)?;
+                let memory = remove_own_outputs(ctx, &line)?;
+                found.gone_memory.extend(memory);
             }
         }
     }
@@ -1000,24 +1011,46 @@ fn conflict(completed: Line, file: &str, inputs_changed: bool) -> Line {
     }
 }
 
-/// Removes the outputs that belong to the run of `line` alone: its document, its agent-memory
-/// copies (`<id>/…`) and its residue; never a HEAD store's shared plan or end-user file.
-fn remove_own_outputs(ctx: &Ctx, line: &Line) -> Result<(), MigrateError> {
-    let Some(id) = line.id.as_deref() else {
-        return Ok(());
-    };
-    for path in super::earlier::own_outputs(line) {
-        let full = ctx.dst.join(&path);
-        match std::fs::remove_file(&full) {
-            Ok(()) => {}
-            Err(err) if err.kind() == io::ErrorKind::NotFound => {}
-            Err(err) => return Err(io_err("cannot remove", &full)(err)),
-        }
+/// Removes the outputs that belong to the run of `line` alone: its document and its residue;
+/// never a HEAD store's shared plan or end-user file. Returns its agent-memory copies
+/// (`<id>/…`), which another run may record too (a value can name another run's memory): they
+/// are removed once every line is read ([`remove_gone_memory`]).
+fn remove_own_outputs(ctx: &Ctx, line: &Line) -> Result<Vec<String>, MigrateError> {
+    let (memory, own): (Vec<String>, Vec<String>) = super::earlier::own_outputs(line)
+        .into_iter()
+        .partition(|path| !path.starts_with(super::CONTROL_DIR) && path.contains('/'));
+    for path in own {
+        remove_if_there(&ctx.dst.join(&path))?;
     }
-    let dir = ctx.dst.join(id);
-    if dir.is_dir() {
-        // Only when empty: another run's agent memory may be filed under this id too.
-        let _ = std::fs::remove_dir(&dir);
+    Ok(memory)
+}
+
+/// Removes the file `full`; one already gone is fine.
+fn remove_if_there(full: &Path) -> Result<(), MigrateError> {
+    match std::fs::remove_file(full) {
+        Ok(()) => Ok(()),
+        Err(err) if err.kind() == io::ErrorKind::NotFound => Ok(()),
+        Err(err) => Err(io_err("cannot remove", full)(err)),
+    }
+}
+
+/// Removes the agent-memory copies of the runs gone from SRC that no run that stays records
+/// (in this shard's journal, or in another shard's), then their directories left empty.
+fn remove_gone_memory(ctx: &Ctx, journal: &Path, found: &CatchUp) -> Result<(), MigrateError> {
+    let sharded = ctx.mine.len() < ctx.runs.len();
+    let others = sharded.then(|| super::earlier::OtherJournals::of(journal));
+    let mut dirs = std::collections::BTreeSet::new();
+    for path in &found.gone_memory {
+        let recorded = |others: &super::earlier::OtherJournals| others.record(path);
+        if found.foreign_memory.contains(path) || others.as_ref().is_some_and(recorded) {
+            continue;
+        }
+        remove_if_there(&ctx.dst.join(path))?;
+        dirs.extend(path.rsplit_once('/').map(|(dir, _)| dir));
+    }
+    for dir in dirs {
+        // Only when empty: another run's agent memory may be filed there too.
+        let _ = std::fs::remove_dir(ctx.dst.join(dir));
     }
     Ok(())
 }

@@ -14,43 +14,84 @@ use std::sync::{Mutex, OnceLock};
 use super::feed::lock;
 use super::journal::{Line, MemoryRecord};
 use super::{io_err, Ctx, MigrateError, CONTROL_DIR};
+use crate::stamp::Stamp;
 use crate::{Class, Durability, Failure, FailureKind, RunOutput};
 
 /// What a resume knows of the earlier outputs of the runs it converts again.
 #[derive(Debug, Default)]
 pub(super) struct Earlier {
     /// By place: the own outputs (see [`own_outputs`]) of each run converted again, as its last
-    /// `completed` line records them.
-    by_place: HashMap<usize, Vec<String>>,
+    /// `completed` line records them, with the stamps it journaled.
+    by_place: HashMap<usize, Vec<Output>>,
     /// Agent-memory copies filed under another run's id that runs of this shard that stay
     /// record.
     foreign: HashSet<String>,
-    /// The agent-memory copies this pass's conversions wrote or are writing; held while a file
-    /// is removed, so none is removed once a conversion claimed it.
-    written: Mutex<HashSet<String>>,
+    /// The agent-memory copies this pass's conversions wrote or are writing, and their
+    /// directories; held while a file is removed, so none is removed once a conversion claimed
+    /// it.
+    written: Mutex<Written>,
     /// For a pass over one shard: the other shards' journals, read when first needed.
     others: Option<OtherJournals>,
 }
 
-/// The journals of the other shards of DST, by path.
+/// An output a run's earlier line records: its path relative to DST, and its stamp just after
+/// it was written (`None` where the line has none, or the run was in flight since).
+pub(super) type Output = (String, Option<Stamp>);
+
+/// See [`Earlier::written`].
+#[derive(Debug, Default)]
+struct Written {
+    files: HashSet<String>,
+    dirs: HashSet<String>,
+}
+
+/// The journals of the other shards of DST, read when first needed.
 #[derive(Debug)]
-struct OtherJournals {
+pub(super) struct OtherJournals {
     paths: Vec<PathBuf>,
     text: OnceLock<Vec<u8>>,
+}
+
+impl OtherJournals {
+    /// The journals beside `own` (this shard's) in DST's control directory.
+    pub(super) fn of(own: &Path) -> Self {
+        OtherJournals {
+            paths: other_journals(own),
+            text: OnceLock::new(),
+        }
+    }
+
+    /// Whether a line of another shard's journal records the file `path` (any line, so a run
+    /// that no longer does may keep a file; a journal that cannot be read keeps every file).
+    pub(super) fn record(&self, path: &str) -> bool {
+        let text = self.text.get_or_init(|| {
+            let mut text = Vec::new();
+            for journal in &self.paths {
+                match std::fs::read(journal) {
+                    Ok(bytes) => text.extend(bytes),
+                    Err(_) => return Vec::from(b"*".as_slice()),
+                }
+            }
+            text
+        });
+        if text.as_slice() == b"*" {
+            return true;
+        }
+        let needle = serde_json::to_string(path).expect("paths are JSON strings");
+        let needle = format!("\"path\":{needle}");
+        memchr::memmem::find(text, needle.as_bytes()).is_some()
+    }
 }
 
 impl Earlier {
     /// What a catch-up found: `by_place` and `foreign` as in [`Earlier`]; `shard_journal` is
     /// this shard's journal when the pass is over one shard of several.
     pub(super) fn new(
-        by_place: HashMap<usize, Vec<String>>,
+        by_place: HashMap<usize, Vec<Output>>,
         foreign: HashSet<String>,
         shard_journal: Option<&Path>,
     ) -> Self {
-        let others = shard_journal.map(|own| OtherJournals {
-            paths: other_journals(own),
-            text: OnceLock::new(),
-        });
+        let others = shard_journal.map(OtherJournals::of);
         Earlier {
             by_place,
             foreign,
@@ -62,7 +103,11 @@ impl Earlier {
     /// Notes that a conversion of this pass writes the agent-memory copy `path`.
     pub(super) fn note_written(&self, path: &str) {
         if !self.by_place.is_empty() {
-            lock(&self.written).insert(path.to_owned());
+            let mut written = lock(&self.written);
+            if let Some((dir, _)) = path.rsplit_once('/') {
+                written.dirs.insert(dir.to_owned());
+            }
+            written.files.insert(path.to_owned());
         }
     }
 
@@ -85,55 +130,65 @@ impl Earlier {
         };
         let mut removed = Vec::new();
         let mut parents = HashSet::new();
-        let written = lock(&self.written);
-        for path in earlier.iter().filter(|p| !rewritten(p)) {
-            let memory = !path.starts_with(CONTROL_DIR) && path.contains('/');
-            if memory && (written.contains(path) || self.recorded_elsewhere(path)) {
-                continue;
+        {
+            let claimed = lock(&self.written);
+            for (path, stamp) in earlier.iter().filter(|(p, _)| !rewritten(p)) {
+                if is_memory(path) && self.in_use(ctx, path, *stamp, &claimed) {
+                    continue;
+                }
+                let full = ctx.dst.join(path);
+                match std::fs::remove_file(&full) {
+                    Ok(()) => removed.push(path.to_owned()),
+                    Err(err) if err.kind() == std::io::ErrorKind::NotFound => {}
+                    Err(err) => return Err(io_err("cannot remove", &full)(err)),
+                }
+                if let Some((dir, _)) = path.rsplit_once('/') {
+                    parents.insert(dir.to_owned());
+                }
             }
-            let full = ctx.dst.join(path);
-            match std::fs::remove_file(&full) {
-                Ok(()) => removed.push(path.clone()),
-                Err(err) if err.kind() == std::io::ErrorKind::NotFound => {}
-                Err(err) => return Err(io_err("cannot remove", &full)(err)),
-            }
-            parents.extend(Path::new(path).parent().map(Path::to_path_buf));
-        }
-        for parent in parents {
-            let full = ctx.dst.join(&parent);
             // An agent-memory directory left empty goes, unless a conversion of this pass
             // writes into it.
-            let into = |p: &String| Path::new(p).parent() == Some(parent.as_path());
-            if !parent.starts_with(CONTROL_DIR) && !written.iter().any(into) {
-                let _ = std::fs::remove_dir(&full);
+            let memory_dir = |dir: &&String| !dir.starts_with(CONTROL_DIR);
+            for dir in parents.iter().filter(memory_dir) {
+                if claimed.dirs.contains(dir) {
+                    continue;
+                }
+                let _ = std::fs::remove_dir(ctx.dst.join(dir));
             }
-            if ctx.durability == Durability::Files {
-                let synced = if full.is_dir() { full } else { ctx.dst.clone() };
-                crate::fsio::fsync_dir(&synced).map_err(io_err("cannot sync", &synced))?;
+        }
+        if ctx.durability == Durability::Files && !removed.is_empty() {
+            for dir in parents
+                .iter()
+                .map(|dir| ctx.dst.join(dir))
+                .chain([ctx.dst.clone()])
+            {
+                if dir.is_dir() {
+                    crate::fsio::fsync_dir(&dir).map_err(io_err("cannot sync", &dir))?;
+                }
             }
         }
         Ok(removed)
     }
 
-    /// Whether a run other than the one converted again records the agent-memory copy `path`:
-    /// a run of this shard that stays, or (in shards) a line of another shard's journal.
-    fn recorded_elsewhere(&self, path: &str) -> bool {
-        if self.foreign.contains(path) {
-            return true;
-        }
-        let Some(others) = &self.others else {
-            return false;
-        };
-        let text = others.text.get_or_init(|| {
-            let read = others
-                .paths
-                .iter()
-                .map(|p| std::fs::read(p).unwrap_or_default());
-            read.collect::<Vec<_>>().concat()
-        });
-        let needle = format!("\"path\":\"{path}\"");
-        memchr::memmem::find(text, needle.as_bytes()).is_some()
+    /// Whether the agent-memory copy `path` of a run converted again stays: it is no longer the
+    /// file that run's line recorded (`stamp`, when known: someone else wrote it since), a
+    /// conversion of this pass writes it, or another run records it (a run of this shard that
+    /// stays, or a line of another shard's journal).
+    fn in_use(&self, ctx: &Ctx, path: &str, stamp: Option<Stamp>, written: &Written) -> bool {
+        let rewritten = || ctx.sink.dir().stamp(Path::new(path)).ok().flatten() != stamp;
+        stamp.is_some() && rewritten()
+            || written.files.contains(path)
+            || self.foreign.contains(path)
+            || self
+                .others
+                .as_ref()
+                .is_some_and(|others| others.record(path))
     }
+}
+
+/// Whether a path relative to DST is an agent-memory copy: in a directory, not `.planrun/`.
+fn is_memory(path: &str) -> bool {
+    path.contains('/') && !path.starts_with(CONTROL_DIR)
 }
 
 /// The journals beside `own` in DST's control directory that are another shard's.
@@ -152,6 +207,21 @@ fn other_journals(own: &Path) -> Vec<PathBuf> {
                 .and_then(|n| n.to_str())
                 .unwrap_or_default();
             name.starts_with("journal-") && name.ends_with(".jsonl") && path != own
+        })
+        .collect()
+}
+
+/// [`own_outputs`], each with the stamp the line journaled for it (with `stamps`).
+pub(super) fn own_outputs_stamped(line: &Line, stamps: bool) -> Vec<Output> {
+    let stamps = line.outputs.iter().flatten().filter(|_| stamps);
+    own_outputs(line)
+        .into_iter()
+        .map(|path| {
+            let stamp = stamps
+                .clone()
+                .find(|o| o.path == path)
+                .and_then(|o| o.stamp);
+            (path, stamp)
         })
         .collect()
 }
