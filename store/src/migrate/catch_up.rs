@@ -8,7 +8,6 @@
 //! the caller asked to overwrite changed outputs.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
-use std::io;
 use std::path::Path;
 use std::sync::Mutex;
 
@@ -98,6 +97,8 @@ pub(super) struct CatchUp<'a> {
     /// The agent-memory copies of runs gone from SRC, removed once every line is read (unless
     /// a run that stays records them).
     gone_memory: Vec<String>,
+    /// For a pass over one shard of several: the other shards' journals.
+    pub(super) others: Option<super::earlier::OtherJournals>,
     /// How far the journal was read, for the verify pass to go on from there.
     pub(super) read: ReadSoFar<'a>,
 }
@@ -241,6 +242,8 @@ fn judge_journal<'a>(
         earlier: HashMap::new(),
         foreign_memory: HashSet::new(),
         gone_memory: Vec::new(),
+        others: (ctx.mine.len() < ctx.runs.len())
+            .then(|| super::earlier::OtherJournals::of(journal)),
         read: ReadSoFar {
             offset: 0,
             index: 0,
@@ -315,7 +318,7 @@ fn judge_journal<'a>(
     read?;
     removal?;
     if apply {
-        remove_gone_memory(ctx, journal, &found)?;
+        remove_gone_memory(ctx, &found)?;
     }
     for (at, seen) in seen.iter().enumerate() {
         if !seen && ctx.mine.binary_search(&at).is_ok() {
@@ -1018,34 +1021,23 @@ fn conflict(completed: Line, file: &str, inputs_changed: bool) -> Line {
 fn remove_own_outputs(ctx: &Ctx, line: &Line) -> Result<Vec<String>, MigrateError> {
     let (memory, own): (Vec<String>, Vec<String>) = super::earlier::own_outputs(line)
         .into_iter()
-        .partition(|path| !path.starts_with(super::CONTROL_DIR) && path.contains('/'));
+        .partition(|path| super::earlier::is_memory(path));
     for path in own {
-        remove_if_there(&ctx.dst.join(&path))?;
+        super::earlier::remove_if_there(&ctx.dst.join(&path))?;
     }
     Ok(memory)
 }
 
-/// Removes the file `full`; one already gone is fine.
-fn remove_if_there(full: &Path) -> Result<(), MigrateError> {
-    match std::fs::remove_file(full) {
-        Ok(()) => Ok(()),
-        Err(err) if err.kind() == io::ErrorKind::NotFound => Ok(()),
-        Err(err) => Err(io_err("cannot remove", full)(err)),
-    }
-}
-
 /// Removes the agent-memory copies of the runs gone from SRC that no run that stays records
 /// (in this shard's journal, or in another shard's), then their directories left empty.
-fn remove_gone_memory(ctx: &Ctx, journal: &Path, found: &CatchUp) -> Result<(), MigrateError> {
-    let sharded = ctx.mine.len() < ctx.runs.len();
-    let others = sharded.then(|| super::earlier::OtherJournals::of(journal));
+fn remove_gone_memory(ctx: &Ctx, found: &CatchUp) -> Result<(), MigrateError> {
     let mut dirs = std::collections::BTreeSet::new();
     for path in &found.gone_memory {
         let recorded = |others: &super::earlier::OtherJournals| others.record(path);
-        if found.foreign_memory.contains(path) || others.as_ref().is_some_and(recorded) {
+        if found.foreign_memory.contains(path) || found.others.as_ref().is_some_and(recorded) {
             continue;
         }
-        remove_if_there(&ctx.dst.join(path))?;
+        super::earlier::remove_if_there(&ctx.dst.join(path))?;
         dirs.extend(path.rsplit_once('/').map(|(dir, _)| dir));
     }
     for dir in dirs {

@@ -45,10 +45,12 @@ struct Written {
     dirs: HashSet<String>,
 }
 
-/// The journals of the other shards of DST, read when first needed.
+/// The journals of the other shards of DST, found and read when first needed (by a catch-up
+/// removing a gone run's agent memory, or a conversion removing a stale copy), once a pass.
 #[derive(Debug)]
 pub(super) struct OtherJournals {
-    paths: Vec<PathBuf>,
+    /// This shard's journal.
+    own: PathBuf,
     text: OnceLock<Vec<u8>>,
 }
 
@@ -56,7 +58,7 @@ impl OtherJournals {
     /// The journals beside `own` (this shard's) in DST's control directory.
     pub(super) fn of(own: &Path) -> Self {
         OtherJournals {
-            paths: other_journals(own),
+            own: own.to_owned(),
             text: OnceLock::new(),
         }
     }
@@ -66,7 +68,7 @@ impl OtherJournals {
     pub(super) fn record(&self, path: &str) -> bool {
         let text = self.text.get_or_init(|| {
             let mut text = Vec::new();
-            for journal in &self.paths {
+            for journal in other_journals(&self.own) {
                 match std::fs::read(journal) {
                     Ok(bytes) => text.extend(bytes),
                     Err(_) => return Vec::from(b"*".as_slice()),
@@ -84,14 +86,12 @@ impl OtherJournals {
 }
 
 impl Earlier {
-    /// What a catch-up found: `by_place` and `foreign` as in [`Earlier`]; `shard_journal` is
-    /// this shard's journal when the pass is over one shard of several.
+    /// What a catch-up found: `by_place`, `foreign` and `others` as in [`Earlier`].
     pub(super) fn new(
         by_place: HashMap<usize, Vec<Output>>,
         foreign: HashSet<String>,
-        shard_journal: Option<&Path>,
+        others: Option<OtherJournals>,
     ) -> Self {
-        let others = shard_journal.map(OtherJournals::of);
         Earlier {
             by_place,
             foreign,
@@ -136,11 +136,8 @@ impl Earlier {
                 if is_memory(path) && self.in_use(ctx, path, *stamp, &claimed) {
                     continue;
                 }
-                let full = ctx.dst.join(path);
-                match std::fs::remove_file(&full) {
-                    Ok(()) => removed.push(path.to_owned()),
-                    Err(err) if err.kind() == std::io::ErrorKind::NotFound => {}
-                    Err(err) => return Err(io_err("cannot remove", &full)(err)),
+                if remove_if_there(&ctx.dst.join(path))? {
+                    removed.push(path.to_owned());
                 }
                 if let Some((dir, _)) = path.rsplit_once('/') {
                     parents.insert(dir.to_owned());
@@ -187,8 +184,17 @@ impl Earlier {
 }
 
 /// Whether a path relative to DST is an agent-memory copy: in a directory, not `.planrun/`.
-fn is_memory(path: &str) -> bool {
+pub(super) fn is_memory(path: &str) -> bool {
     path.contains('/') && !path.starts_with(CONTROL_DIR)
+}
+
+/// Removes the file `full`; whether it was there.
+pub(super) fn remove_if_there(full: &Path) -> Result<bool, MigrateError> {
+    match std::fs::remove_file(full) {
+        Ok(()) => Ok(true),
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(false),
+        Err(err) => Err(io_err("cannot remove", full)(err)),
+    }
 }
 
 /// The journals beside `own` in DST's control directory that are another shard's.

@@ -524,9 +524,7 @@ fn start_pass<'a>(
             .map_err(io_err("cannot write", &journal_path))?;
         builder.catch_up(found.counts);
         ctx.kept = found.kept;
-        let sharded = ctx.mine.len() < ctx.runs.len();
-        let shard_journal = sharded.then_some(journal_path.as_path());
-        ctx.earlier = earlier::Earlier::new(found.earlier, found.foreign_memory, shard_journal);
+        ctx.earlier = earlier::Earlier::new(found.earlier, found.foreign_memory, found.others);
         ctx.copies = found.copies;
         start.read = Some(found.read);
         start.done = Some(found.done);
